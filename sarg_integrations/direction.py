@@ -1,0 +1,143 @@
+"""Direction classification (paper §3.4): forward, backward or bidirectional.
+
+The protocol has one method, ``predict(query) -> DirectionPrediction``. The default
+here is a transparent cue-word classifier; a distilled student model can replace it
+through the same protocol.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol, runtime_checkable
+
+from sarg_integrations.schema import Direction, DirectionPrediction
+
+__all__ = ["CueWordDirectionClassifier", "DirectionClassifier", "FixedDirection"]
+
+
+@runtime_checkable
+class DirectionClassifier(Protocol):
+    """Predicts which way to walk the reasoning graph for a query."""
+
+    def predict(self, query: str) -> DirectionPrediction:
+        """Return the predicted direction of ``query``."""
+        ...
+
+
+class FixedDirection:
+    """Always answers one direction (for ablations such as blind bidirectional search).
+
+    Example:
+        >>> FixedDirection("bidirectional").predict("why?").direction.value
+        'bidirectional'
+    """
+
+    def __init__(self, direction: Direction | str) -> None:
+        self.direction = Direction.parse(direction)
+
+    def predict(self, query: str) -> DirectionPrediction:
+        """Return the fixed direction."""
+        return DirectionPrediction(
+            direction=self.direction,
+            confidence=1.0,
+            scores={d.value: float(d is self.direction) for d in Direction},
+            method="fixed",
+            rationale=f"direction fixed to {self.direction.value}",
+        )
+
+
+# Each cue: (regular expression, weight). Weights let a specific cue ("what caused")
+# outvote a generic one ("how").
+_BACKWARD_CUES: tuple[tuple[str, float], ...] = (
+    (r"\bwhy\b", 2.0),
+    (r"\bwhat (?:\w+ ){0,2}(?:caused|causes|triggered|triggers|led to|leads to|drove|drives)\b", 2.5),
+    (r"\b(?:causes?|origins?|roots?|sources?|reasons?|drivers?) (?:of|for|behind)\b", 2.0),
+    (r"\b(?:due to what|because of what|what explains|explains?|account(?:s|ed)? for)\b", 2.0),
+    (r"\bhow (?:did|does|do|could|can|was|were) .+ (?:come about|happen|arise|develop|occur|start|begin)\b", 2.0),
+    (r"\b(?:what|which) (?:\w+ ){0,3}(?:is|are|was|were) (?:responsible|to blame)\b", 2.0),
+    (r"\b(?:result(?:ed|s)? from|stem(?:med|s)? from|arise[sn]? from|prerequisites?|requires?|required|needed for)\b", 1.5),
+    (r"\bwhat (?:made|makes)\b", 1.5),
+)
+_FORWARD_CUES: tuple[tuple[str, float], ...] = (
+    (r"\bwhat (?:happens|will happen|would happen|happened) (?:if|when|after)\b", 2.5),
+    (r"\bwhat if\b", 2.5),
+    (r"\b(?:effects?|consequences?|impacts?|outcomes?|results?|implications?|side effects?) of\b", 2.0),
+    (r"\bwhat (?:does|do|did|will|would|can|could) .+ (?:lead to|result in|cause|trigger|affect|produce|bring about|mean for)\b", 2.5),
+    (r"\b(?:lead|leads|led) to what\b", 2.5),
+    (r"\b(?:affect|affects|impact|impacts|influence|influences)\b", 1.5),
+    (r"\b(?:ultimately|eventually|downstream|in turn|go on to)\b", 1.0),
+    (r"\bwhat (?:follows|comes next|comes after)\b", 2.0),
+    (r"\bpredict\b", 1.5),
+)
+_BIDIRECTIONAL_CUES: tuple[tuple[str, float], ...] = (
+    (r"\bhow (?:are|is|were|was) .+ (?:related|connected|linked|associated)\b", 3.0),
+    (r"\b(?:relationship|connection|link|association|interplay|pathway|mechanism) (?:between|linking|connecting|from)\b", 3.0),
+    (r"\b(?:between .+ and)\b", 1.5),
+    (r"\b(?:compare|comparison|versus|vs\.?|differ|difference)\b", 2.0),
+    (r"\b(?:connect|connects|link|links|relate|relates)\b", 1.5),
+    (r"\bboth\b", 1.0),
+)
+
+
+def _match(cues: tuple[tuple[str, float], ...], text: str) -> tuple[float, list[str]]:
+    total, hits = 0.0, []
+    for pattern, weight in cues:
+        found = re.search(pattern, text)
+        if found:
+            total += weight
+            hits.append(found.group(0))
+    return total, hits
+
+
+class CueWordDirectionClassifier:
+    """A transparent rule classifier: weighted cue phrases per direction.
+
+    Backward cues ask for causes ("why", "what caused", "reason for"); forward cues ask
+    for effects ("what happens if", "consequences of", "what does X lead to");
+    bidirectional cues ask for a link ("how are X and Y related", "between X and Y").
+    With no cue, or a tie, the query gets ``default`` (bidirectional: explore both ways
+    rather than miss the chain).
+
+    Example:
+        >>> clf = CueWordDirectionClassifier()
+        >>> clf.predict("Why did technology stocks sell off?").direction.value
+        'backward'
+        >>> clf.predict("What does a GBA1 mutation ultimately lead to?").direction.value
+        'forward'
+        >>> clf.predict("How are inflation and margin calls connected?").direction.value
+        'bidirectional'
+    """
+
+    def __init__(self, default: Direction | str = Direction.BIDIRECTIONAL) -> None:
+        self.default = Direction.parse(default)
+
+    def predict(self, query: str) -> DirectionPrediction:
+        """Score each direction's cues and return the best one."""
+        text = " ".join(query.lower().split())
+        scored = {
+            Direction.BACKWARD: _match(_BACKWARD_CUES, text),
+            Direction.FORWARD: _match(_FORWARD_CUES, text),
+            Direction.BIDIRECTIONAL: _match(_BIDIRECTIONAL_CUES, text),
+        }
+        totals = {d: s for d, (s, _) in scored.items()}
+        best = max(totals.values())
+        winners = [d for d, s in totals.items() if s == best]
+        if best == 0.0 or len(winners) > 1:
+            direction = self.default
+            reason = "no cue words" if best == 0.0 else "tied cues " + ", ".join(
+                f"{d.value}: {scored[d][1]}" for d in winners
+            )
+            rationale = f"{reason}; default {direction.value}"
+        else:
+            direction = winners[0]
+            rationale = f"cues {scored[direction][1]}"
+        grand = sum(totals.values())
+        # Add-one smoothing so a single weak cue does not claim certainty.
+        probabilities = {d.value: (totals[d] + 1.0) / (grand + 3.0) for d in Direction}
+        return DirectionPrediction(
+            direction=direction,
+            confidence=round(probabilities[direction.value], 4),
+            scores={k: round(v, 4) for k, v in probabilities.items()},
+            method="cue-words",
+            rationale=rationale,
+        )

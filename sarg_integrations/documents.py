@@ -1,0 +1,104 @@
+"""Turning what callers pass as documents into :class:`SourceDocument` records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sarg_integrations.errors import InputError
+from sarg_integrations.schema import SourceDocument
+
+__all__ = ["DocumentLike", "coerce_documents", "validate_query"]
+
+DocumentLike = str | Mapping[str, Any] | SourceDocument
+
+
+def _preview(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def validate_query(query: Any) -> str:
+    """Return ``query`` if it is a non-empty string, else raise :class:`InputError`."""
+    if not isinstance(query, str):
+        msg = f"query must be a string, got {type(query).__name__} {_preview(query)}"
+        raise InputError(msg, argument="query", value=query)
+    if not query.strip():
+        msg = f"query={query!r} is empty; pass the question to reason about"
+        raise InputError(msg, argument="query", value=query)
+    return query
+
+
+def _from_mapping(item: Mapping[str, Any], index: int) -> SourceDocument:
+    text = item.get("text", item.get("page_content"))
+    if text is None:
+        msg = (
+            f"documents[{index}] has no 'text' key (keys: {sorted(map(str, item))}); "
+            "give each document dict a 'text' (and optionally 'id' and 'metadata')"
+        )
+        raise InputError(msg, argument=f"documents[{index}]", value=item)
+    if not isinstance(text, str):
+        msg = f"documents[{index}]['text'] must be a string, got {type(text).__name__}"
+        raise InputError(msg, argument=f"documents[{index}]", value=item)
+    doc_id = item.get("id")
+    metadata = dict(item.get("metadata") or {})
+    metadata.update(
+        {k: v for k, v in item.items() if k not in {"id", "text", "page_content", "metadata"}}
+    )
+    return SourceDocument(
+        id=str(doc_id) if doc_id is not None else f"doc-{index}", text=text, metadata=metadata
+    )
+
+
+def coerce_documents(documents: Iterable[DocumentLike]) -> list[SourceDocument]:
+    """Return ``documents`` as records with unique ids.
+
+    Strings get ids ``doc-0``, ``doc-1``…; dicts need ``text`` and may carry ``id`` and
+    ``metadata`` (other keys join the metadata); records pass through.
+
+    Raises:
+        InputError: No documents, an item of an unsupported type, a dict without text,
+            or two documents with the same id (the message names both positions).
+
+    Example:
+        >>> [d.id for d in coerce_documents(["a", {"id": "x", "text": "b"}])]
+        ['doc-0', 'x']
+    """
+    if isinstance(documents, (str, bytes, Mapping)):
+        msg = (
+            f"documents must be a list of documents, got a single {type(documents).__name__}; "
+            "wrap it in a list"
+        )
+        raise InputError(msg, argument="documents", value=documents)
+    try:
+        items = list(documents)
+    except TypeError:
+        msg = f"documents must be a list of documents, got {type(documents).__name__}"
+        raise InputError(msg, argument="documents", value=documents) from None
+    if not items:
+        msg = "documents is empty; pass the retrieved documents to reason over"
+        raise InputError(msg, argument="documents", value=items)
+    records: list[SourceDocument] = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        if isinstance(item, SourceDocument):
+            record = item
+        elif isinstance(item, str):
+            record = SourceDocument(id=f"doc-{index}", text=item)
+        elif isinstance(item, Mapping):
+            record = _from_mapping(item, index)
+        else:
+            msg = (
+                f"documents[{index}] is a {type(item).__name__} ({_preview(item)}); "
+                "use a string, a {'id', 'text'} dict or a SourceDocument"
+            )
+            raise InputError(msg, argument=f"documents[{index}]", value=item)
+        if record.id in seen:
+            msg = (
+                f"documents[{seen[record.id]}] and documents[{index}] share the id "
+                f"{record.id!r}; document ids must be unique (chains cite them)"
+            )
+            raise InputError(msg, argument=f"documents[{index}]", value=record.id)
+        seen[record.id] = index
+        records.append(record)
+    return records

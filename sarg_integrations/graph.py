@@ -1,0 +1,289 @@
+"""Graph aggregation (paper Eq. 2) with entity resolution across documents.
+
+Phrases that name the same concept in different documents ("Interest rate hikes",
+"the interest-rate hike") become one node in two steps:
+
+1. **Normal form**: case, Unicode, hyphens, punctuation, leading articles and
+   possessives, and the plural of the head word are folded
+   (:func:`normalize_phrase`).
+2. **Embedding merge**: normal forms whose embeddings have cosine at or above a
+   conservative threshold are merged into the more frequent one; a phrase that is the
+   other minus modifiers with the same head word ("rate hike" / "interest rate hike")
+   needs ``SUBPHRASE_MARGIN`` less. Each phrase is
+   compared with cluster *representatives* only, never with other members, so there
+   are no transitive merge chains (A~B, B~C does not put A with C). Pairs that differ
+   in a number, a negation or an antonym ("type 1"/"type 2", "rise"/"fall") never merge.
+
+Every merge is kept as a :class:`~sarg_integrations.schema.MergeRecord` and every edge
+keeps the triples (document and sentence) that support it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+import networkx as nx
+import numpy as np
+
+from sarg_integrations.embedding import Embedder, cosine_matrix
+from sarg_integrations.schema import MergeRecord, ReasoningGraph, Triple
+
+__all__ = ["SUBPHRASE_MARGIN", "build_reasoning_graph", "normalize_phrase", "resolve_entities"]
+
+SUBPHRASE_MARGIN = 0.05
+
+_LEADING_DETERMINERS = frozenset(
+    "a an the this that these those its their his her our your my some any such".split()
+)
+_NEGATIONS = frozenset("no not non without lack lacking absence absent never un anti".split())
+# Pairs of words whose presence on opposite sides means opposite concepts, however
+# close their embeddings are.
+_ANTONYMS = (
+    ("increase", "decrease"),
+    ("increase", "reduction"),
+    ("rise", "fall"),
+    ("rise", "drop"),
+    ("rise", "decline"),
+    ("high", "low"),
+    ("higher", "lower"),
+    ("hike", "cut"),
+    ("gain", "loss"),
+    ("up", "down"),
+    ("growth", "decline"),
+    ("more", "less"),
+    ("strong", "weak"),
+    ("positive", "negative"),
+    ("excess", "deficiency"),
+    ("activation", "inhibition"),
+    ("deficiency", "accumulation"),
+    ("inflation", "deflation"),
+    ("hyperglycemia", "hypoglycemia"),
+)
+_INVARIANT_PLURALS = frozenset(
+    "series species news physics economics mathematics diabetes measles mumps "
+    "analysis diagnosis prognosis basis crisis thesis hypothesis synthesis "
+    "status virus bus gas lens bias corpus campus census".split()
+)
+
+
+def _singular(word: str) -> str:
+    """Return a singular form of an English noun by suffix rules (no dictionary).
+
+    Example:
+        >>> [_singular(w) for w in ["hikes", "policies", "crises", "stress", "analyses"]]
+        ['hike', 'policy', 'crisis', 'stress', 'analysis']
+    """
+    if len(word) <= 3 or word in _INVARIANT_PLURALS or not word.isalpha():
+        return word
+    if word.endswith("ses") and word[:-2] + "is" in _INVARIANT_PLURALS:
+        return word[:-2] + "is"  # crises -> crisis, analyses -> analysis
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return word[:-2]
+    if word.endswith(("ss", "us", "is", "ous")):
+        return word
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def normalize_phrase(phrase: str) -> str:
+    """Return the normal form used to recognise two phrases as the same concept.
+
+    Lower-cases, applies Unicode NFKC, turns hyphens and slashes into spaces, strips
+    punctuation around words, drops leading articles and possessive determiners and
+    singularises the last word (the head of an English noun phrase).
+
+    Example:
+        >>> normalize_phrase("The Interest-Rate Hikes.")
+        'interest rate hike'
+        >>> normalize_phrase("its  beta cells")
+        'beta cell'
+    """
+    text = unicodedata.normalize("NFKC", phrase).lower()
+    text = re.sub(r"[-‐‑–—/_]+", " ", text)
+    words = [w.strip(".,;:!?\"'()[]{}`’‘“”") for w in text.split()]
+    words = [w for w in words if w]
+    while len(words) > 1 and words[0] in _LEADING_DETERMINERS:
+        words = words[1:]
+    if words and words[-1].endswith(("'s", "’s")):
+        words[-1] = words[-1][:-2]
+    if words:
+        words[-1] = _singular(words[-1])
+    return " ".join(words)
+
+
+def _may_merge(a: str, b: str) -> bool:
+    """Whether two normal forms are allowed to merge at all (numbers, negation, antonyms).
+
+    Example:
+        >>> _may_merge("type 1 diabetes", "type 2 diabetes"), _may_merge("rate hike", "rate cut")
+        (False, False)
+        >>> _may_merge("interest rate hike", "rate hike")
+        True
+    """
+    wa, wb = set(a.split()), set(b.split())
+    if {w for w in wa if any(c.isdigit() for c in w)} != {
+        w for w in wb if any(c.isdigit() for c in w)
+    }:
+        return False
+    if bool(wa & _NEGATIONS) != bool(wb & _NEGATIONS):
+        return False
+    for x, y in _ANTONYMS:
+        if (x in wa and y in wb) or (y in wa and x in wb):
+            return False
+    return True
+
+
+def _is_head_subphrase(a: str, b: str) -> bool:
+    """Whether one phrase is the other minus modifiers, with the same head word.
+
+    Example:
+        >>> _is_head_subphrase("rate hike", "interest rate hike"), _is_head_subphrase("insulin", "insulin production")
+        (True, False)
+    """
+    wa, wb = a.split(), b.split()
+    if not wa or not wb or wa[-1] != wb[-1] or wa == wb:
+        return False
+    return set(wa) <= set(wb) or set(wb) <= set(wa)
+
+
+def _canonical_surface(forms: Counter[str]) -> str:
+    # Most frequent surface form; ties go to the shorter, then to the one with fewer
+    # capitals (sentence-initial capitals are not part of a concept's name).
+    return min(forms, key=lambda f: (-forms[f], len(f), sum(c.isupper() for c in f), f))
+
+
+def resolve_entities(
+    phrases: Iterable[str],
+    *,
+    embedder: Embedder | None = None,
+    merge_threshold: float = 0.88,
+) -> tuple[dict[str, str], list[MergeRecord]]:
+    """Map every phrase to a canonical node id.
+
+    Args:
+        phrases: Surface forms, with repetition (frequency decides canonical names).
+        embedder: Used for the embedding merge; ``None`` merges by normal form only.
+        merge_threshold: Cosine at or above which two normal forms merge.
+
+    Returns:
+        ``(node_of, merges)``: the node id of each distinct phrase, and the merges made.
+
+    Example:
+        >>> node_of, merges = resolve_entities(["Rate hikes", "rate hike", "the rate hike"])
+        >>> sorted(set(node_of.values())), len(merges)
+        (['rate hike'], 2)
+    """
+    surface_counts = Counter(p.strip() for p in phrases if p and p.strip())
+    by_key: dict[str, Counter[str]] = defaultdict(Counter)
+    for surface, count in surface_counts.items():
+        key = normalize_phrase(surface)
+        if key:
+            by_key[key][surface] += count
+    # Most mentioned keys first: they become the representatives.
+    keys = sorted(by_key, key=lambda k: (-sum(by_key[k].values()), k))
+    representative_of: dict[str, str] = {k: k for k in keys}
+    merges: list[MergeRecord] = []
+    if embedder is not None and len(keys) > 1:
+        vectors = np.asarray(embedder.embed(keys), dtype=np.float64)
+        sims = cosine_matrix(vectors, vectors)
+        reps: list[int] = []
+        floor = merge_threshold - SUBPHRASE_MARGIN
+        for i, key in enumerate(keys):
+            best_j, best_sim = -1, -2.0
+            if reps:
+                row = sims[i, reps]
+                for pos in np.argsort(-row, kind="stable"):
+                    j = reps[int(pos)]
+                    if row[pos] < floor:
+                        break
+                    needed = merge_threshold - (
+                        SUBPHRASE_MARGIN if _is_head_subphrase(key, keys[j]) else 0.0
+                    )
+                    if row[pos] >= needed and _may_merge(key, keys[j]):
+                        best_j, best_sim = j, float(row[pos])
+                        break
+            if best_j >= 0:
+                representative_of[key] = keys[best_j]
+                merges.append(
+                    MergeRecord(
+                        canonical="", alias=key, method="embedding", similarity=round(best_sim, 4)
+                    )
+                )
+            else:
+                reps.append(i)
+    # Canonical node ids come from the surface forms of each final cluster.
+    cluster_forms: dict[str, Counter[str]] = defaultdict(Counter)
+    for key, forms in by_key.items():
+        cluster_forms[representative_of[key]].update(forms)
+    rep_surface = {rep: _canonical_surface(by_key[rep]) for rep in cluster_forms}
+    node_of = {
+        surface: rep_surface[representative_of[key]]
+        for key, forms in by_key.items()
+        for surface in forms
+    }
+    records = [
+        MergeRecord(rep_surface[representative_of[m.alias]], m.alias, m.method, m.similarity)
+        for m in merges
+    ]
+    for surface, node in sorted(node_of.items()):
+        if surface != node and normalize_phrase(surface) == normalize_phrase(node):
+            records.append(MergeRecord(node, surface, "normalized", 1.0))
+    return node_of, records
+
+
+def build_reasoning_graph(
+    triples: Sequence[Triple],
+    *,
+    embedder: Embedder | None = None,
+    merge_threshold: float = 0.88,
+) -> ReasoningGraph:
+    """Aggregate triples into a directed reasoning graph (paper Eq. 2).
+
+    Nodes are canonical phrases (see :func:`resolve_entities`) with ``aliases`` and
+    ``documents`` attributes; an edge ``cause → effect`` carries ``triples``, every
+    triple supporting it in input order. Triples whose cause and effect resolve to one
+    node are dropped and counted (a self-loop cannot be a reasoning step).
+
+    Example:
+        >>> ts = [Triple("rain", "causes", "floods", document_id="d1"),
+        ...       Triple("Flood", "leads to", "crop loss", document_id="d2")]
+        >>> g = build_reasoning_graph(ts).graph
+        >>> sorted(g.edges()), g.nodes["Flood"]["aliases"]
+        ([('Flood', 'crop loss'), ('rain', 'Flood')], ['Flood', 'floods'])
+    """
+    usable = [t for t in triples if t.cause.strip() and t.effect.strip()]
+    node_of, merges = resolve_entities(
+        [p for t in usable for p in (t.cause, t.effect)],
+        embedder=embedder,
+        merge_threshold=merge_threshold,
+    )
+    graph = nx.DiGraph()
+    aliases: dict[str, set[str]] = defaultdict(set)
+    documents: dict[str, set[str]] = defaultdict(set)
+    self_loops = 0
+    for triple in usable:
+        cause_key, effect_key = triple.cause.strip(), triple.effect.strip()
+        u, v = node_of.get(cause_key), node_of.get(effect_key)
+        if u is None or v is None:
+            continue  # a phrase with an empty normal form (punctuation only)
+        aliases[u].add(cause_key)
+        aliases[v].add(effect_key)
+        documents[u].add(triple.document_id)
+        documents[v].add(triple.document_id)
+        if u == v:
+            self_loops += 1
+            continue
+        if graph.has_edge(u, v):
+            graph.edges[u, v]["triples"].append(triple)
+        else:
+            graph.add_edge(u, v, triples=[triple])
+    for node in graph.nodes:
+        graph.nodes[node]["aliases"] = sorted(aliases[node])
+        graph.nodes[node]["documents"] = sorted(documents[node])
+    return ReasoningGraph(graph=graph, merges=merges, self_loops_dropped=self_loops)

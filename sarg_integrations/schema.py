@@ -1,0 +1,433 @@
+"""Typed records shared by every SARG stage.
+
+All records are frozen dataclasses and serialise to plain JSON types through
+:func:`to_jsonable`. Field names are the ones the CLI writes with ``--json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = [
+    "ChainHop",
+    "Direction",
+    "DirectionPrediction",
+    "EntryNode",
+    "EvidencePassage",
+    "MergeRecord",
+    "ReasoningChain",
+    "ReasoningGraph",
+    "RelationType",
+    "SARGResult",
+    "SkippedDocument",
+    "SourceDocument",
+    "Triple",
+    "to_jsonable",
+]
+
+
+class RelationType(str, enum.Enum):
+    """The kinds of dependency the reasoning schema keeps (plus ``GENERIC`` for SPO)."""
+
+    CAUSAL = "causal"
+    """X causes, leads to, results in Y."""
+    PROCEDURAL = "procedural"
+    """X requires, is needed for, is a step before Y."""
+    CONDITIONAL = "conditional"
+    """If X then Y; Y happens when X holds."""
+    TEMPORAL = "temporal"
+    """X precedes, is followed by Y."""
+    ENABLING = "enabling"
+    """X enables, allows, triggers Y."""
+    PREVENTING = "preventing"
+    """X prevents, inhibits, blocks Y."""
+    SPATIAL = "spatial"
+    """X is located in / contained in Y, when that carries reasoning."""
+    GENERIC = "generic"
+    """Any subject-predicate-object relation (the generic SPO ablation schema)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Direction(str, enum.Enum):
+    """The traversal direction a query asks for (paper §3.4)."""
+
+    FORWARD = "forward"
+    """Cause → effect: "what does X lead to?"; follow successors."""
+    BACKWARD = "backward"
+    """Effect → cause: "why did Y happen?"; follow predecessors."""
+    BIDIRECTIONAL = "bidirectional"
+    """"How are X and Y connected?"; follow both."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, value: str | Direction) -> Direction:
+        """Return the direction named by ``value`` (case-insensitive).
+
+        Raises:
+            ValueError: If ``value`` names no direction.
+        """
+        if isinstance(value, Direction):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            valid = ", ".join(d.value for d in cls)
+            msg = f"direction={value!r} is not a direction; use one of: {valid}"
+            raise ValueError(msg) from None
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """One retrieved document: the unit SARG extracts triples from.
+
+    Attributes:
+        id: A unique id within one pipeline run; chains cite it.
+        text: The document text.
+        metadata: Anything the caller attached; carried through untouched.
+    """
+
+    id: str
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Triple:
+    """A reasoning-schema triple ``<cause, relation, effect>`` with its provenance.
+
+    Attributes:
+        cause: The cause / antecedent / prerequisite phrase (the edge's tail).
+        relation: The relation phrase as it reads in the text (``"leads to"``).
+        effect: The effect / consequent phrase (the edge's head).
+        relation_type: Which kind of dependency this is.
+        document_id: The id of the source document.
+        sentence: The sentence the triple was read from, verbatim.
+        sentence_span: ``(start, end)`` character offsets of ``sentence`` in the
+            document text, or ``None`` when the extractor could not locate it.
+    """
+
+    cause: str
+    relation: str
+    effect: str
+    relation_type: RelationType = RelationType.CAUSAL
+    document_id: str = ""
+    sentence: str = ""
+    sentence_span: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class MergeRecord:
+    """One entity-resolution decision: ``alias`` was merged into ``canonical``.
+
+    Attributes:
+        canonical: The node id that absorbed the alias.
+        alias: The surface form that was merged.
+        method: ``"normalized"`` (same normal form) or ``"embedding"`` (cosine above
+            the merge threshold).
+        similarity: The cosine similarity for embedding merges, 1.0 for normal forms.
+    """
+
+    canonical: str
+    alias: str
+    method: str
+    similarity: float = 1.0
+
+
+@dataclass
+class ReasoningGraph:
+    """The local reasoning graph of one run (paper Eq. 2).
+
+    ``graph`` is a :class:`networkx.DiGraph` whose nodes are canonical phrases with the
+    attributes ``aliases`` (sorted surface forms) and ``documents`` (sorted ids), and
+    whose edges carry ``triples``: every :class:`Triple` supporting that edge, in input
+    order, so each edge keeps its source document and sentence.
+
+    Attributes:
+        graph: The directed graph.
+        merges: The entity-resolution decisions that produced the nodes.
+        self_loops_dropped: Triples whose cause and effect resolved to the same node.
+    """
+
+    graph: nx.DiGraph
+    merges: list[MergeRecord] = field(default_factory=list)
+    self_loops_dropped: int = 0
+
+    @property
+    def number_of_nodes(self) -> int:
+        """The number of nodes."""
+        return int(self.graph.number_of_nodes())
+
+    @property
+    def number_of_edges(self) -> int:
+        """The number of edges."""
+        return int(self.graph.number_of_edges())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the nodes and edges as JSON-ready dicts (node-link style)."""
+        nodes = [
+            {
+                "id": node,
+                "aliases": list(data.get("aliases", ())),
+                "documents": list(data.get("documents", ())),
+            }
+            for node, data in self.graph.nodes(data=True)
+        ]
+        edges = [
+            {
+                "source": u,
+                "target": v,
+                "relations": sorted({t.relation for t in data.get("triples", ())}),
+                "documents": sorted({t.document_id for t in data.get("triples", ())}),
+            }
+            for u, v, data in self.graph.edges(data=True)
+        ]
+        return {
+            "nodes": nodes,
+            "edges": edges,
+            "merges": [to_jsonable(m) for m in self.merges],
+            "self_loops_dropped": self.self_loops_dropped,
+        }
+
+
+@dataclass(frozen=True)
+class EntryNode:
+    """A graph node matched to the query (paper Eq. 3).
+
+    Attributes:
+        node: The node id.
+        similarity: The highest cosine similarity between the node and any key phrase.
+        keyphrase: The key phrase that gave that similarity.
+    """
+
+    node: str
+    similarity: float
+    keyphrase: str
+
+
+@dataclass(frozen=True)
+class DirectionPrediction:
+    """The predicted traversal direction with the classifier's evidence.
+
+    Attributes:
+        direction: The predicted direction.
+        confidence: The probability (or rule confidence) of ``direction`` in [0, 1].
+        scores: Per-direction scores, keyed by direction value.
+        method: Which classifier produced it (``"cue-words"``, ``"setfit"``, ``"fixed"``…).
+        rationale: A short human-readable reason, e.g. the cue words matched.
+    """
+
+    direction: Direction
+    confidence: float = 1.0
+    scores: Mapping[str, float] = field(default_factory=dict)
+    method: str = ""
+    rationale: str = ""
+
+
+@dataclass(frozen=True)
+class ChainHop:
+    """One step of a reasoning chain.
+
+    Attributes:
+        source: The node the step leaves from (in walking order).
+        target: The node the step arrives at.
+        relation: The relation phrase of the graph edge.
+        relation_type: The relation's type.
+        forward: ``True`` when the step walks the graph edge ``source → target``
+            (cause to effect), ``False`` when it walks ``target → source`` backwards.
+        document_ids: Every document that supports the edge, in first-seen order.
+        sentences: The supporting sentences, aligned with ``document_ids``.
+    """
+
+    source: str
+    target: str
+    relation: str
+    relation_type: RelationType
+    forward: bool
+    document_ids: tuple[str, ...]
+    sentences: tuple[str, ...]
+
+    @property
+    def edge(self) -> tuple[str, str]:
+        """The graph edge ``(cause, effect)`` this hop walks."""
+        return (self.source, self.target) if self.forward else (self.target, self.source)
+
+
+@dataclass(frozen=True)
+class ReasoningChain:
+    """A scored path through the reasoning graph (paper §3.5).
+
+    Attributes:
+        nodes: The nodes in walking order; ``nodes[0]`` is the entry node.
+        hops: ``len(nodes) - 1`` steps between consecutive nodes.
+        score: The running average of query–node cosine over ``nodes[1:]`` (Eq. 5).
+        direction: The direction the chain was walked in.
+    """
+
+    nodes: tuple[str, ...]
+    hops: tuple[ChainHop, ...]
+    score: float
+    direction: Direction
+
+    @property
+    def entry_node(self) -> str:
+        """The node the chain starts from."""
+        return self.nodes[0]
+
+    @property
+    def document_ids(self) -> tuple[str, ...]:
+        """Every document cited by the chain, in first-cited order."""
+        return tuple(dict.fromkeys(d for hop in self.hops for d in hop.document_ids))
+
+    def to_text(self) -> str:
+        """Render the chain on one line, with an arrow per hop.
+
+        Example:
+            >>> hop = ChainHop("rain", "flood", "causes", RelationType.CAUSAL, True, ("d1",), ("",))
+            >>> ReasoningChain(("rain", "flood"), (hop,), 0.5, Direction.FORWARD).to_text()
+            'rain --[causes]--> flood'
+        """
+        parts = [self.nodes[0]]
+        for hop in self.hops:
+            arrow = f"--[{hop.relation}]-->" if hop.forward else f"<--[{hop.relation}]--"
+            parts.append(f"{arrow} {hop.target}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class EvidencePassage:
+    """A source passage behind the kept chains (``D_P`` in paper Eq. 6).
+
+    Attributes:
+        document_id: The source document's id.
+        text: The passage text (the whole document, or its cited sentences).
+        chain_ids: 1-based numbers of the kept chains that cite it.
+        metadata: The source document's metadata, untouched.
+    """
+
+    document_id: str
+    text: str
+    chain_ids: tuple[int, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SkippedDocument:
+    """A document that contributed no triples, and why.
+
+    Attributes:
+        document_id: The document's id.
+        reason: A human-readable reason (empty text, extractor error…).
+    """
+
+    document_id: str
+    reason: str
+
+
+@dataclass
+class SARGResult:
+    """Everything one SARG run produced, for inspection and serialisation.
+
+    Attributes:
+        query: The query as given.
+        document_ids: The ids of the documents passed in, in order.
+        triples: Every triple kept by the extractor(s).
+        graph: The local reasoning graph (excluded from JSON; see ``graph_summary``).
+        keyphrases: The query's key phrases used for matching.
+        entry_nodes: The matched entry nodes, best first.
+        direction: The predicted traversal direction.
+        candidate_chains: Every complete chain the beam search produced, best first.
+        chains: The kept chains, best first (at most ``top_k``).
+        evidence: The passages behind the kept chains, in first-cited order; on
+            fallback, every non-empty document.
+        prompt: The compiled generation prompt.
+        fallback_reason: Why SARG fell back to flat context, or ``None``.
+        skipped_documents: Documents that yielded no triples, with the reason.
+        stats: Counters and per-stage timings (milliseconds, keys ``time_*_ms``).
+        config: The configuration the run used, as a dict.
+    """
+
+    query: str
+    document_ids: list[str]
+    triples: list[Triple]
+    graph: ReasoningGraph
+    keyphrases: list[str]
+    entry_nodes: list[EntryNode]
+    direction: DirectionPrediction
+    candidate_chains: list[ReasoningChain]
+    chains: list[ReasoningChain]
+    evidence: list[EvidencePassage]
+    prompt: str
+    fallback_reason: str | None = None
+    skipped_documents: list[SkippedDocument] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def used_fallback(self) -> bool:
+        """Whether the prompt holds the flat retrieved context instead of chains."""
+        return self.fallback_reason is not None
+
+    @property
+    def graph_size(self) -> dict[str, int]:
+        """``{"nodes": n, "edges": m}`` of the reasoning graph."""
+        return {"nodes": self.graph.number_of_nodes, "edges": self.graph.number_of_edges}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as JSON-ready Python objects."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "graph":
+                out["graph_size"] = self.graph_size
+                out["graph"] = value.to_dict()
+            else:
+                out[f.name] = to_jsonable(value)
+        return out
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """Return the result as a JSON string (UTF-8 safe, no NaN)."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert records, enums, tuples and mappings into plain JSON types.
+
+    Values JSON cannot represent (sets, arbitrary objects, NaN) become lists, their
+    ``repr`` and ``None`` respectively, so serialising a result never fails.
+
+    Example:
+        >>> to_jsonable({"d": Direction.FORWARD, "span": (0, 4), "x": float("nan")})
+        {'d': 'forward', 'span': [0, 4], 'x': None}
+    """
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if isinstance(value, ReasoningGraph):
+            return value.to_dict()
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((to_jsonable(v) for v in value), key=repr)
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return to_jsonable(value.item())
+    return repr(value)

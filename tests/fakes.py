@@ -1,0 +1,78 @@
+"""Small deterministic stand-ins for the models, shared by the unit tests."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from sarg_integrations.schema import RelationType, SourceDocument, Triple
+
+CUES = {
+    " causes ": ("causes", RelationType.CAUSAL),
+    " leads to ": ("leads to", RelationType.CAUSAL),
+    " requires ": ("requires", RelationType.PROCEDURAL),
+    " precedes ": ("precedes", RelationType.TEMPORAL),
+}
+
+
+class PatternExtractor:
+    """Turns sentences of the form "X causes Y." (and a few other cues) into triples."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def extract(self, document: SourceDocument) -> list[Triple]:
+        self.calls += 1
+        triples = []
+        for match in re.finditer(r"[^.!?]+[.!?]?", document.text):
+            sentence = match.group(0).strip()
+            if not sentence:
+                continue
+            start = document.text.index(sentence, match.start())
+            body = sentence.rstrip(".!?")
+            for cue, (relation, kind) in CUES.items():
+                if cue in body:
+                    cause, effect = body.split(cue, 1)
+                    triples.append(
+                        Triple(
+                            cause.strip(),
+                            relation,
+                            effect.strip(),
+                            kind,
+                            document.id,
+                            sentence,
+                            (start, start + len(sentence)),
+                        )
+                    )
+                    break
+        return triples
+
+
+class HashingEmbedder:
+    """Bag-of-words vectors from hashed lower-cased words: same words, same vector."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self.dim = dim
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        out = np.zeros((len(texts), self.dim))
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim
+                out[row, bucket] += 1.0
+        return out
+
+
+class FixedKeyphrases:
+    """Returns the given phrases for every query."""
+
+    def __init__(self, *phrases: str) -> None:
+        self.phrases = list(phrases)
+
+    def extract(self, query: str) -> list[str]:
+        return list(self.phrases)

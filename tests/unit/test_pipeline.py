@@ -1,0 +1,229 @@
+"""The core pipeline end to end on fakes: results, fallbacks, bad input, async."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+from sarg_integrations import SARGConfig, SARGPipeline, SourceDocument
+from sarg_integrations.errors import ConfigError, ExtractionError, InputError
+from sarg_integrations.pipeline import NO_CHAINS, NO_TRIPLES
+from sarg_integrations.schema import Direction, DirectionPrediction
+
+STORY = [
+    {"id": "d1", "text": "Heavy rain causes river flooding. Bakers like bread."},
+    {"id": "d2", "text": "River flooding leads to crop damage."},
+    {"id": "d3", "text": "Crop damage causes food shortage."},
+    {"id": "d4", "text": "The museum opened in 1901."},
+]
+
+
+def make(config=None, **kwargs):
+    kwargs.setdefault("extractor", PatternExtractor())
+    kwargs.setdefault("embedder", HashingEmbedder())
+    kwargs.setdefault("keyphrase_extractor", FixedKeyphrases("heavy rain"))
+    return SARGPipeline(config or SARGConfig(similarity_threshold=0.6), **kwargs)
+
+
+def test_three_hop_chain_across_documents():
+    result = make().run("What does heavy rain lead to?", STORY)
+    assert result.direction.direction is Direction.FORWARD
+    assert [e.node for e in result.entry_nodes] == ["Heavy rain"]
+    best = result.chains[0]
+    assert best.nodes == ("Heavy rain", "river flooding", "crop damage", "food shortage")
+    assert [h.document_ids for h in best.hops] == [("d1",), ("d2",), ("d3",)]
+    assert result.fallback_reason is None
+    # Only the documents behind the chain reach the prompt, in citation order.
+    assert [p.document_id for p in result.evidence] == ["d1", "d2", "d3"]
+    assert "museum" not in result.prompt
+    assert result.prompt.index("## Reasoning chains") < result.prompt.index("## Evidence")
+    assert [s.document_id for s in result.skipped_documents] == ["d4"]
+
+
+def test_result_serialises_to_json_with_documented_fields():
+    result = make().run("What does heavy rain lead to?", STORY)
+    data = json.loads(result.to_json())
+    assert list(data) == [
+        "query", "document_ids", "triples", "graph_size", "graph", "keyphrases", "entry_nodes",
+        "direction", "candidate_chains", "chains", "evidence", "prompt", "fallback_reason",
+        "skipped_documents", "stats", "config",
+    ]
+    assert data["graph_size"] == {"nodes": 4, "edges": 3}
+    assert data["chains"][0]["hops"][0]["relation_type"] == "causal"
+    assert data["triples"][0]["sentence_span"] == [0, 33]
+    for key in ("time_extract_ms", "time_build_ms", "time_match_ms", "time_direction_ms",
+                "time_traverse_ms", "time_compile_ms", "time_structuring_ms", "time_total_ms",
+                "triples", "nodes", "edges", "entry_nodes", "chains_considered", "chains_kept"):
+        assert key in data["stats"], key
+
+
+def test_each_text_is_embedded_once_per_run():
+    embedder = HashingEmbedder()
+    make(embedder=embedder).run("What does heavy rain lead to?", STORY)
+    seen = [t for call in embedder.calls for t in call]
+    assert len(seen) == len(set(seen))
+
+
+def test_embeddings_are_reused_across_runs():
+    pipe = make()
+    pipe.run("What does heavy rain lead to?", STORY)
+    second = pipe.run("What does heavy rain lead to?", STORY)
+    assert second.stats["embeddings_computed"] == 0
+    assert second.stats["embeddings_reused"] > 0
+
+
+def test_fallback_when_no_triples_keeps_the_flat_context():
+    docs = ["Bakers like bread.", "The museum opened in 1901."]
+    result = make().run("Why?", docs)
+    assert result.fallback_reason == NO_TRIPLES
+    assert result.used_fallback and result.chains == []
+    assert "## Context" in result.prompt
+    assert all(d in result.prompt for d in docs)
+
+
+def test_fallback_when_no_entry_node():
+    result = make(keyphrase_extractor=FixedKeyphrases("volcano eruption")).run("q?", STORY)
+    assert "no graph node is similar enough" in result.fallback_reason
+    assert all(doc["text"] in result.prompt for doc in STORY)
+
+
+def test_fallback_when_entry_has_no_neighbour_in_the_direction():
+    result = make(SARGConfig(similarity_threshold=0.6, direction="backward")).run("q?", STORY)
+    assert result.fallback_reason == NO_CHAINS.format(direction="backward")
+    assert result.direction.method == "fixed"
+    assert all(doc["text"] in result.prompt for doc in STORY)
+
+
+def test_forced_bidirectional_ablation():
+    result = make(SARGConfig(similarity_threshold=0.6, direction="bidirectional")).run("Why?", STORY)
+    assert result.direction.direction is Direction.BIDIRECTIONAL
+    assert result.chains[0].nodes[-1] == "food shortage"
+
+
+def test_top_k_and_beam_width_are_honoured():
+    docs = [f"Heavy rain causes effect {i}." for i in range(6)]
+    result = make(SARGConfig(similarity_threshold=0.6, top_k=2, beam_width=4)).run("What does heavy rain lead to?", docs)
+    assert len(result.chains) == 2
+    assert result.stats["beam_pruned"] == 2  # six neighbours, four kept
+
+
+class Exploding:
+    def extract(self, document):
+        if "boom" in document.text:
+            raise ExtractionError("model output was not JSON", document_id=document.id)
+        return PatternExtractor().extract(document)
+
+
+def test_extractor_errors_skip_the_document_and_are_reported():
+    docs = [*STORY, {"id": "bad", "text": "boom goes the model"}]
+    result = make(extractor=Exploding()).run("What does heavy rain lead to?", docs)
+    assert result.chains and result.chains[0].nodes[-1] == "food shortage"
+    reasons = {s.document_id: s.reason for s in result.skipped_documents}
+    assert reasons["bad"] == "extractor error: ExtractionError: model output was not JSON"
+
+
+def test_empty_documents_are_skipped_with_a_reason():
+    result = make().run("What does heavy rain lead to?", [*STORY, {"id": "blank", "text": "  \n"}])
+    assert ("blank", "empty or whitespace-only text") in {(s.document_id, s.reason) for s in result.skipped_documents}
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "message"),
+    [
+        ("", ["x"], "query='' is empty"),
+        ("   ", ["x"], "is empty"),
+        (None, ["x"], "query must be a string, got NoneType"),
+        ("q", [], "documents is empty"),
+        ("q", "just a string", "wrap it in a list"),
+        ("q", [{"id": "a"}], r"documents\[0\] has no 'text' key"),
+        ("q", [{"id": "a", "text": 3}], r"documents\[0\]\['text'\] must be a string"),
+        ("q", [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}], r"documents\[0\] and documents\[1\] share the id 'a'"),
+        ("q", [42], r"documents\[0\] is a int"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(query, documents, message):
+    with pytest.raises(InputError, match=message):
+        make().run(query, documents)
+
+
+def test_documents_may_be_records_dicts_or_strings():
+    result = make().run(
+        "What does heavy rain lead to?",
+        [
+            SourceDocument("d1", "Heavy rain causes river flooding.", {"url": "u1"}),
+            {"id": "d2", "text": "River flooding leads to crop damage.", "source": "s2"},
+            "Crop damage causes food shortage.",
+        ],
+    )
+    assert result.document_ids == ["d1", "d2", "doc-2"]
+    assert result.evidence[0].metadata == {"url": "u1"}
+    assert result.evidence[1].metadata == {"source": "s2"}
+
+
+def test_sentence_evidence_mode():
+    result = make(SARGConfig(similarity_threshold=0.6, evidence="sentences")).run("What does heavy rain lead to?", STORY)
+    assert result.evidence[0].text == "Heavy rain causes river flooding."
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"extractor": object()}, {"embedder": "minilm"}, {"direction_classifier": 3}, {"keyphrase_extractor": []}],
+)
+def test_collaborators_are_checked_at_construction(kwargs):
+    with pytest.raises(ConfigError, match=next(iter(kwargs))):
+        make(**kwargs)
+
+
+def test_config_type_is_checked():
+    with pytest.raises(ConfigError, match="SARGConfig"):
+        SARGPipeline({"beam_width": 3})
+
+
+class WrongClassifier:
+    def predict(self, query):
+        return "forward"
+
+
+def test_classifier_returning_the_wrong_type_is_named():
+    with pytest.raises(ConfigError, match="DirectionPrediction"):
+        make(direction_classifier=WrongClassifier()).run("q", STORY)
+
+
+class AsyncExtractor:
+    def __init__(self):
+        self.active = 0
+        self.peak = 0
+
+    def extract(self, document):
+        return PatternExtractor().extract(document)
+
+    async def aextract(self, document):
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        await asyncio.sleep(0.01)
+        self.active -= 1
+        return self.extract(document)
+
+
+def test_arun_matches_run_and_extracts_concurrently():
+    extractor = AsyncExtractor()
+    pipe = make(extractor=extractor)
+    result = asyncio.run(pipe.arun("What does heavy rain lead to?", STORY))
+    assert extractor.peak > 1
+    sync = pipe.run("What does heavy rain lead to?", STORY)
+    assert [c.nodes for c in result.chains] == [c.nodes for c in sync.chains]
+    assert result.prompt == sync.prompt
+
+
+def test_classifier_prediction_is_used():
+    class Backward:
+        def predict(self, query):
+            return DirectionPrediction(Direction.BACKWARD, 0.9, {}, "test")
+
+    keyphrases = FixedKeyphrases("food shortage")
+    result = make(direction_classifier=Backward(), keyphrase_extractor=keyphrases).run("Why food shortage?", STORY)
+    assert result.chains[0].nodes == ("food shortage", "crop damage", "river flooding", "Heavy rain")
+    assert all(not hop.forward for hop in result.chains[0].hops)

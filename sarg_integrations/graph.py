@@ -190,7 +190,11 @@ def resolve_entities(
     representative_of: dict[str, str] = {k: k for k in keys}
     merges: list[MergeRecord] = []
     if embedder is not None and len(keys) > 1:
-        vectors = np.asarray(embedder.embed(keys), dtype=np.float64)
+        # Embed each key's canonical surface form: those are the node ids, so the
+        # matching stage finds their vectors in the cache instead of encoding again.
+        vectors = np.asarray(
+            embedder.embed([_canonical_surface(by_key[k]) for k in keys]), dtype=np.float64
+        )
         sims = cosine_matrix(vectors, vectors)
         reps: list[int] = []
         floor = merge_threshold - SUBPHRASE_MARGIN

@@ -188,7 +188,7 @@ def resolve_entities(
     # Most mentioned keys first: they become the representatives.
     keys = sorted(by_key, key=lambda k: (-sum(by_key[k].values()), k))
     representative_of: dict[str, str] = {k: k for k in keys}
-    merges: list[MergeRecord] = []
+    merged: list[tuple[str, float]] = []  # (key, similarity) of embedding merges
     if embedder is not None and len(keys) > 1:
         # Embed each key's canonical surface form: those are the node ids, so the
         # matching stage finds their vectors in the cache instead of encoding again.
@@ -196,44 +196,36 @@ def resolve_entities(
             embedder.embed([_canonical_surface(by_key[k]) for k in keys]), dtype=np.float64
         )
         sims = cosine_matrix(vectors, vectors)
-        reps: list[int] = []
+        is_rep = np.zeros(len(keys), dtype=bool)
         floor = merge_threshold - SUBPHRASE_MARGIN
         for i, key in enumerate(keys):
             best_j, best_sim = -1, -2.0
-            if reps:
-                row = sims[i, reps]
-                for pos in np.argsort(-row, kind="stable"):
-                    j = reps[int(pos)]
-                    if row[pos] < floor:
-                        break
-                    needed = merge_threshold - (
-                        SUBPHRASE_MARGIN if _is_head_subphrase(key, keys[j]) else 0.0
-                    )
-                    if row[pos] >= needed and _may_merge(key, keys[j]):
-                        best_j, best_sim = j, float(row[pos])
-                        break
+            # Only earlier keys can be representatives; look at the close ones, best first.
+            close = np.nonzero(is_rep[:i] & (sims[i, :i] >= floor))[0]
+            for j in sorted(close.tolist(), key=lambda j: (-sims[i, j], j)):
+                needed = merge_threshold - (
+                    SUBPHRASE_MARGIN if _is_head_subphrase(key, keys[j]) else 0.0
+                )
+                if sims[i, j] >= needed and _may_merge(key, keys[j]):
+                    best_j, best_sim = j, float(sims[i, j])
+                    break
             if best_j >= 0:
                 representative_of[key] = keys[best_j]
-                merges.append(
-                    MergeRecord(
-                        canonical="", alias=key, method="embedding", similarity=round(best_sim, 4)
-                    )
-                )
+                merged.append((key, round(best_sim, 4)))
             else:
-                reps.append(i)
-    # Canonical node ids come from the surface forms of each final cluster.
-    cluster_forms: dict[str, Counter[str]] = defaultdict(Counter)
-    for key, forms in by_key.items():
-        cluster_forms[representative_of[key]].update(forms)
-    rep_surface = {rep: _canonical_surface(by_key[rep]) for rep in cluster_forms}
+                is_rep[i] = True
+    # Node ids are the canonical surface forms of the representatives.
+    rep_surface = {rep: _canonical_surface(by_key[rep]) for rep in set(representative_of.values())}
     node_of = {
         surface: rep_surface[representative_of[key]]
         for key, forms in by_key.items()
         for surface in forms
     }
     records = [
-        MergeRecord(rep_surface[representative_of[m.alias]], m.alias, m.method, m.similarity)
-        for m in merges
+        MergeRecord(
+            rep_surface[representative_of[key]], _canonical_surface(by_key[key]), "embedding", sim
+        )
+        for key, sim in merged
     ]
     for surface, node in sorted(node_of.items()):
         if surface != node and normalize_phrase(surface) == normalize_phrase(node):

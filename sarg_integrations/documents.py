@@ -41,7 +41,14 @@ def _from_mapping(item: Mapping[str, Any], index: int) -> SourceDocument:
         msg = f"documents[{index}]['text'] must be a string, got {type(text).__name__}"
         raise InputError(msg, argument=f"documents[{index}]", value=item)
     doc_id = item.get("id")
-    metadata = dict(item.get("metadata") or {})
+    extra = item.get("metadata")
+    if extra is not None and not isinstance(extra, Mapping):
+        msg = (
+            f"documents[{index}]['metadata'] must be a dict, got {type(extra).__name__} "
+            f"{_preview(extra)}; pass a dict or leave it out"
+        )
+        raise InputError(msg, argument=f"documents[{index}]", value=item)
+    metadata = dict(extra or {})
     metadata.update(
         {k: v for k, v in item.items() if k not in {"id", "text", "page_content", "metadata"}}
     )

@@ -142,6 +142,7 @@ def test_empty_documents_are_skipped_with_a_reason():
         ("q", [{"id": "a", "text": 3}], r"documents\[0\]\['text'\] must be a string"),
         ("q", [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}], r"documents\[0\] and documents\[1\] share the id 'a'"),
         ("q", [42], r"documents\[0\] is a int"),
+        ("q", [{"id": "a", "text": "x", "metadata": "oops"}], r"documents\[0\]\['metadata'\] must be a dict"),
     ],
 )
 def test_bad_input_gets_a_clear_error(query, documents, message):

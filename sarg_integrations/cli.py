@@ -1,0 +1,413 @@
+"""The ``sarg`` command line: run SARG on files, or on the packaged demo corpus.
+
+Examples::
+
+    sarg run --query "Why did technology stocks sell off?" --docs notes/ --json out.json
+    sarg demo --show-prompt
+    sarg --version
+
+Errors in the input (missing files, bad JSONL, invalid settings) print
+``sarg: error: <message>`` and exit with status 2; Ctrl-C exits with 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from sarg_integrations.config import SARGConfig
+    from sarg_integrations.pipeline import SARGPipeline
+    from sarg_integrations.schema import SARGResult, SourceDocument
+
+__all__ = ["build_pipeline", "main"]
+
+PROGRESS_MIN_DOCUMENTS = 20
+"""A progress bar is shown (on a terminal) when there are more documents than this."""
+
+_DIRECTIONS = ("forward", "backward", "bidirectional")
+_SCHEMAS = ("reasoning", "generic_spo")
+_EVIDENCE = ("document", "sentences")
+_NOISY_LOGGERS = (
+    "transformers",
+    "sentence_transformers",
+    "huggingface_hub",
+    "torch",
+    "keybert",
+    "spacy",
+    "urllib3",
+    "filelock",
+)
+
+
+# --------------------------------------------------------------------------- argparse types
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        msg = f"invalid value {text!r}: expected a whole number >= 1, e.g. 3"
+        raise argparse.ArgumentTypeError(msg) from None
+    if value < 1:
+        msg = f"invalid value {value}: must be >= 1"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _similarity(text: str) -> float:
+    """An argparse type: a cosine similarity threshold in [-1, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        msg = f"invalid value {text!r}: expected a number between -1 and 1, e.g. 0.5"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not -1.0 <= value <= 1.0:  # also rejects NaN
+        msg = f"invalid value {text}: a cosine similarity threshold must be between -1 and 1"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _non_empty(text: str) -> str:
+    """An argparse type: a string with some non-space character."""
+    if not text.strip():
+        msg = "must not be empty; pass the question to reason about"
+        raise argparse.ArgumentTypeError(msg)
+    return text
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from sarg_integrations import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="sarg",
+        description=(
+            "Structure-Augmented Reasoning Generation: build a reasoning graph from "
+            "documents, find the causal chains that answer a query, and compile a prompt."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"sarg {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    common = argparse.ArgumentParser(add_help=False)
+    out = common.add_argument_group("output")
+    out.add_argument(
+        "--json",
+        metavar="OUT",
+        help=(
+            "also write the full result as JSON to OUT "
+            "('-' = stdout; the report then goes to stderr)"
+        ),
+    )
+    out.add_argument("--show-prompt", action="store_true", help="print the compiled prompt")
+    out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    tuning = common.add_argument_group("SARG settings (defaults follow the paper)")
+    tuning.add_argument(
+        "--top-k", type=_positive_int, metavar="N", help="chains to keep (default 3)"
+    )
+    tuning.add_argument(
+        "--beam-width", type=_positive_int, metavar="N", help="beam width of the search (default 3)"
+    )
+    tuning.add_argument(
+        "--threshold",
+        type=_similarity,
+        metavar="TAU",
+        help="entry-node similarity threshold tau in [-1, 1] (default 0.5)",
+    )
+    tuning.add_argument(
+        "--max-depth", type=_positive_int, metavar="N", help="at most N hops per chain (default 8)"
+    )
+    tuning.add_argument(
+        "--direction",
+        choices=_DIRECTIONS,
+        help="force the traversal direction instead of predicting it from the query",
+    )
+    tuning.add_argument(
+        "--schema",
+        choices=_SCHEMAS,
+        help="triple schema of the default extractor (default reasoning)",
+    )
+    tuning.add_argument(
+        "--evidence",
+        choices=_EVIDENCE,
+        help="put whole documents or only the cited sentences in the prompt (default document)",
+    )
+
+    run = sub.add_parser(
+        "run",
+        parents=[common],
+        help="run SARG on your documents",
+        description="Run SARG on .txt/.md/.jsonl files or folders and print a report.",
+    )
+    run.add_argument("--query", "-q", required=True, type=_non_empty, help="the question")
+    run.add_argument(
+        "--docs",
+        "-d",
+        required=True,
+        nargs="+",
+        metavar="PATH",
+        help=(
+            ".txt/.md files (one document each), .jsonl files ({'id', 'text'} per line) "
+            "or folders"
+        ),
+    )
+    run.set_defaults(handler=_cmd_run)
+
+    demo = sub.add_parser(
+        "demo",
+        parents=[common],
+        help="run SARG on the packaged demo corpus",
+        description="Run SARG on the packaged demo corpus with a demo question.",
+    )
+    demo.add_argument(
+        "--question",
+        type=_non_empty,
+        metavar="TEXT",
+        help="the question to ask (default: the first demo question)",
+    )
+    demo.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+# --------------------------------------------------------------------------- pipeline
+
+
+def build_pipeline(config: SARGConfig) -> SARGPipeline:
+    """Return the pipeline the CLI runs (tests replace this with one built from fakes).
+
+    Args:
+        config: The validated settings from the command line.
+    """
+    from sarg_integrations.pipeline import SARGPipeline
+
+    return SARGPipeline(config)
+
+
+def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
+    from sarg_integrations.config import SARGConfig
+
+    settings: dict[str, Any] = {}
+    for option, field in (
+        ("top_k", "top_k"),
+        ("beam_width", "beam_width"),
+        ("threshold", "similarity_threshold"),
+        ("max_depth", "max_depth"),
+        ("direction", "direction"),
+        ("schema", "schema"),
+        ("evidence", "evidence"),
+    ):
+        value = getattr(args, option, None)
+        if value is not None:
+            settings[field] = value
+    settings["show_progress"] = bool(
+        not args.no_progress and n_documents > PROGRESS_MIN_DOCUMENTS and _isatty(sys.stderr)
+    )
+    return SARGConfig(**settings)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _quiet_models() -> Iterator[None]:
+    """Keep model-library warnings and log chatter off the terminal during a run."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # transformers resets its logger level on import, from this variable.
+    set_verbosity = "TRANSFORMERS_VERBOSITY" not in os.environ
+    if set_verbosity:
+        os.environ["TRANSFORMERS_VERBOSITY"] = "error"
+    loggers = [logging.getLogger(name) for name in _NOISY_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+        if set_verbosity:
+            os.environ.pop("TRANSFORMERS_VERBOSITY", None)
+
+
+def _execute(
+    args: argparse.Namespace, query: str, documents: list[SourceDocument], header: list[str]
+) -> int:
+    config = _config_from_args(args, len(documents))
+    json_to_stdout = args.json == "-"
+    report_stream = sys.stderr if json_to_stdout else sys.stdout
+    with _quiet_models():
+        pipeline = build_pipeline(config)
+        result = pipeline.run(query, documents)
+    if args.json and not json_to_stdout:
+        _write_json(result, args.json)
+    lines = [*header, *_report_lines(result, show_prompt=args.show_prompt)]
+    if args.json and not json_to_stdout:
+        lines.append(f"JSON result written to {args.json}")
+    _emit(lines, report_stream)
+    if json_to_stdout:
+        sys.stdout.write(result.to_json() + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def _write_json(result: SARGResult, path: str) -> None:
+    from sarg_integrations.errors import InputError
+
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(result.to_json() + "\n")
+    except OSError as exc:
+        msg = (
+            f"cannot write the --json file {path}: {exc.strerror or exc}; "
+            "pass a writable path, or '-' for stdout"
+        )
+        raise InputError(msg, argument="--json", value=path) from None
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from sarg_integrations.io import load_documents
+
+    documents = load_documents(args.docs)
+    sources = ", ".join(args.docs[:3])
+    if len(args.docs) > 3:
+        sources += f" and {len(args.docs) - 3} more path(s)"
+    header = [f"Loaded {len(documents)} document(s) from {sources}"]
+    return _execute(args, args.query, documents, header)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from sarg_integrations.io import DEMO_CORPUS_RESOURCE, DEMO_QUESTIONS, load_demo_corpus
+
+    documents = load_demo_corpus()
+    question = args.question or DEMO_QUESTIONS[0]
+    header = [
+        f"Demo corpus: sarg_integrations/{DEMO_CORPUS_RESOURCE} ({len(documents)} documents)",
+        f"Question: {question}",
+    ]
+    others = [q for q in DEMO_QUESTIONS if q != question]
+    if others:
+        header.append("Other demo questions (pass one with --question):")
+        header.extend(f"  - {q}" for q in others)
+    return _execute(args, question, documents, header)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]:
+    """Render ``result`` as the human-readable report (a list of lines)."""
+    lines = ["", f"Query: {result.query}"]
+    d = result.direction
+    direction = f"Direction: {d.direction.value} (confidence {d.confidence:.2f}"
+    direction += f", method {d.method})" if d.method else ")"
+    if d.rationale:
+        direction += f" - {d.rationale}"
+    lines.append(direction)
+    keyphrases = ", ".join(result.keyphrases) if result.keyphrases else "(none)"
+    lines.append(f"Key phrases: {keyphrases}")
+
+    threshold = result.config.get("similarity_threshold")
+    tau = f" (similarity > {threshold})" if threshold is not None else ""
+    lines.append(f"Entry nodes{tau}:" + ("" if result.entry_nodes else " (none)"))
+    for entry in result.entry_nodes:
+        lines.append(
+            f"  - {entry.node}  [similarity {entry.similarity:.3f}, "
+            f"key phrase {entry.keyphrase!r}]"
+        )
+
+    lines.append("")
+    considered = len(result.candidate_chains)
+    lines.append(f"Reasoning chains: {len(result.chains)} kept of {considered} candidate(s)")
+    for number, chain in enumerate(result.chains, start=1):
+        lines.append(f"  [{number}] score {chain.score:.3f}, {len(chain.hops)} hop(s)")
+        lines.append(f"      {chain.to_text()}")
+        for index, hop in enumerate(chain.hops, start=1):
+            docs = ", ".join(hop.document_ids) or "(no document)"
+            lines.append(f"      hop {index}: {hop.source} -> {hop.target}  cited by: {docs}")
+
+    graph = result.graph
+    lines.append("")
+    lines.append(
+        f"Graph: {graph.number_of_nodes} nodes, {graph.number_of_edges} edges, "
+        f"{len(graph.merges)} merges ({len(result.triples)} triples from "
+        f"{len(result.document_ids)} documents)"
+    )
+    if result.skipped_documents:
+        lines.append(f"Skipped documents ({len(result.skipped_documents)}):")
+        lines.extend(f"  - {s.document_id}: {s.reason}" for s in result.skipped_documents)
+    if result.fallback_reason:
+        lines.append(
+            "Fallback: the prompt uses the flat retrieved context because "
+            f"{result.fallback_reason}"
+        )
+    timings = [
+        (key[len("time_") : -len("_ms")], value)
+        for key, value in result.stats.items()
+        if key.startswith("time_") and key.endswith("_ms") and isinstance(value, (int, float))
+    ]
+    if timings:
+        lines.append("Timings (ms): " + ", ".join(f"{name} {value:.1f}" for name, value in timings))
+    if show_prompt:
+        lines.extend(["", "Prompt:", "-" * 72, result.prompt.rstrip(), "-" * 72])
+    return lines
+
+
+def _emit(lines: Sequence[str], stream: TextIO) -> None:
+    stream.write("\n".join(lines) + "\n")
+    stream.flush()
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``sarg`` command line and return its exit status.
+
+    Args:
+        argv: The arguments after the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns:
+        0 on success, 2 on bad input (usage errors, unreadable documents, invalid
+        settings), 130 when interrupted.
+    """
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+
+    from sarg_integrations.errors import SARGError
+
+    try:
+        return int(args.handler(args))
+    except SARGError as exc:
+        print(f"sarg: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("sarg: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `sarg run ... | head`); stop quietly.
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -64,6 +64,10 @@ class SentenceTransformerEmbedder:
             self._model = load_sentence_transformer(self.model_path, self.device)
         return self._model
 
+    def warm_up(self) -> None:
+        """Load the model now instead of on the first :meth:`embed`."""
+        _ = self.model
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Encode ``texts`` into L2-normalised float32 rows."""
         if not texts:
@@ -156,6 +160,12 @@ class CachedEmbedder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[t] for t in texts])
+
+    def warm_up(self) -> None:
+        """Load the wrapped embedder's model now, if it loads lazily (not timed as encoding)."""
+        warm = getattr(self.embedder, "warm_up", None)
+        if callable(warm):
+            warm()
 
     def clear(self) -> None:
         """Forget every cached vector (counters are kept)."""

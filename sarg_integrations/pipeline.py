@@ -10,11 +10,13 @@ says why: SARG never hands the generator less context than flat RAG would.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations.config import SARGConfig
 from sarg_integrations.direction import CueWordDirectionClassifier, DirectionClassifier
@@ -26,7 +28,7 @@ from sarg_integrations.embedding import (
     cosine_matrix,
 )
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.extraction.base import TripleExtractor
+from sarg_integrations.extraction.base import ExtractionOutcome, TripleExtractor
 from sarg_integrations.graph import build_reasoning_graph
 from sarg_integrations.matching import (
     KeyBERTKeyphraseExtractor,
@@ -50,33 +52,48 @@ from sarg_integrations.traversal import (
     select_chains,
 )
 
-__all__ = ["SARGPipeline"]
+__all__ = ["SARGPipeline", "StageObserver"]
 
 NO_TRIPLES = "no reasoning-schema triples were extracted from the documents"
 NO_ENTRY_NODES = "no graph node is similar enough to the query (similarity_threshold={tau})"
 NO_CHAINS = "no entry node has a neighbour in the {direction} direction, so no chain was found"
 
 
-class _Timer:
-    """Accumulates wall-clock milliseconds per stage into ``stats``."""
+@runtime_checkable
+class StageObserver(Protocol):
+    """Watches the pipeline's stages (for tracing: LangChain child runs, LlamaIndex spans).
 
-    def __init__(self, stats: dict[str, Any]) -> None:
+    ``stage(name)`` returns a context manager entered around each stage (``extract``,
+    ``build``, ``match``, ``direction``, ``traverse``, ``compile``). It yields a dict
+    that the pipeline fills with the stage's counters before the block exits; an
+    exception inside the stage propagates through the context manager.
+    """
+
+    def stage(self, name: str) -> AbstractContextManager[dict[str, Any]]:
+        """Return the context manager for stage ``name``."""
+        ...
+
+
+class _Stages:
+    """Times each stage into ``stats`` and forwards it to the observer, if any."""
+
+    def __init__(self, stats: dict[str, Any], observer: StageObserver | None) -> None:
         self.stats = stats
+        self.observer = observer
 
-    def stage(self, name: str) -> _Stage:
-        return _Stage(self.stats, f"time_{name}_ms")
-
-
-class _Stage:
-    def __init__(self, stats: dict[str, Any], key: str) -> None:
-        self.stats, self.key = stats, key
-
-    def __enter__(self) -> None:
-        self.start = time.perf_counter()
-
-    def __exit__(self, *exc: object) -> None:
-        elapsed = (time.perf_counter() - self.start) * 1000.0
-        self.stats[self.key] = round(self.stats.get(self.key, 0.0) + elapsed, 3)
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[dict[str, Any]]:
+        with contextlib.ExitStack() as stack:
+            summary: dict[str, Any] = (
+                stack.enter_context(self.observer.stage(name)) if self.observer else {}
+            )
+            start = time.perf_counter()
+            try:
+                yield summary
+            finally:
+                elapsed = (time.perf_counter() - start) * 1000.0
+                key = f"time_{name}_ms"
+                self.stats[key] = round(self.stats.get(key, 0.0) + elapsed, 3)
 
 
 def _require(obj: Any, method: str, argument: str, hint: str) -> None:
@@ -177,13 +194,20 @@ class SARGPipeline:
 
     # ------------------------------------------------------------------ public API
 
-    def run(self, query: str, documents: Iterable[DocumentLike]) -> SARGResult:
+    def run(
+        self,
+        query: str,
+        documents: Iterable[DocumentLike],
+        *,
+        observer: StageObserver | None = None,
+    ) -> SARGResult:
         """Run SARG on ``documents`` for ``query`` and return everything it produced.
 
         Args:
             query: The user's question.
             documents: Strings, ``{"id", "text", ...}`` dicts or
                 :class:`~sarg_integrations.schema.SourceDocument` records.
+            observer: Receives every stage (for tracing); see :class:`StageObserver`.
 
         Raises:
             InputError: Empty query, no documents, a malformed document or duplicate ids.
@@ -191,94 +215,124 @@ class SARGPipeline:
         query = validate_query(query)
         docs = coerce_documents(documents)
         stats: dict[str, Any] = {}
-        timer = _Timer(stats)
+        stages = _Stages(stats, observer)
         start = time.perf_counter()
-        with timer.stage("extract"):
-            triples, skipped = self._extract(docs)
-        return self._structure(query, docs, triples, skipped, stats, timer, start)
+        with stages("extract") as summary:
+            triples, skipped = self._collect(docs, self._extract(docs), stats, summary)
+        return self._structure(query, docs, triples, skipped, stats, stages, start)
 
-    async def arun(self, query: str, documents: Iterable[DocumentLike]) -> SARGResult:
-        """Async :meth:`run`: native ``aextract`` when the extractor has one.
+    async def arun(
+        self,
+        query: str,
+        documents: Iterable[DocumentLike],
+        *,
+        observer: StageObserver | None = None,
+    ) -> SARGResult:
+        """Async :meth:`run`, with native async extraction when the extractor has it.
 
-        Extraction of several documents runs concurrently through ``aextract``; CPU
+        ``aextract_many`` (or ``aextract`` per document, concurrently) is awaited when
+        the extractor defines it; otherwise extraction runs in a worker thread. The CPU
         stages run in a worker thread so the event loop stays responsive.
         """
         query = validate_query(query)
         docs = coerce_documents(documents)
         stats: dict[str, Any] = {}
-        timer = _Timer(stats)
+        stages = _Stages(stats, observer)
         start = time.perf_counter()
-        with timer.stage("extract"):
-            aextract = getattr(self.extractor, "aextract", None)
-            if aextract is not None and inspect.iscoroutinefunction(aextract):
-                triples, skipped = await self._aextract(docs, aextract)
-            else:
-                triples, skipped = await asyncio.to_thread(self._extract, docs)
+        with stages("extract") as summary:
+            outcomes = await self._aextract(docs)
+            triples, skipped = self._collect(docs, outcomes, stats, summary)
         return await asyncio.to_thread(
-            self._structure, query, docs, triples, skipped, stats, timer, start
+            self._structure, query, docs, triples, skipped, stats, stages, start
         )
+
+    def warm_up(self) -> None:
+        """Load the models now (the encoder, and the extractor's if it has ``warm_up``).
+
+        Runs load models lazily; call this at service start to keep the first query fast.
+        """
+        for component in (self.extractor, self.embedder):
+            warm = getattr(component, "warm_up", None)
+            if callable(warm):
+                warm()
 
     # ------------------------------------------------------------------ stages
 
-    def _extract(self, docs: Sequence[SourceDocument]) -> tuple[list[Triple], list[SkippedDocument]]:
-        skipped: list[SkippedDocument] = []
-        usable = []
-        for doc in docs:
-            if doc.text.strip():
-                usable.append(doc)
-            else:
-                skipped.append(SkippedDocument(doc.id, "empty or whitespace-only text"))
-        per_doc: list[list[Triple] | BaseException] = []
+    def _extract(self, docs: Sequence[SourceDocument]) -> list[Any]:
+        """One outcome per document: triples, an ExtractionOutcome or an exception."""
+        usable = [d for d in docs if d.text.strip()]
+        outcomes: list[Any] = []
         extract_many = getattr(self.extractor, "extract_many", None)
-        if callable(extract_many) and not self.config.show_progress:
+        if callable(extract_many) and not self.config.show_progress and usable:
             try:
-                per_doc = list(extract_many(usable))
-                if len(per_doc) != len(usable):
-                    per_doc = []
+                outcomes = list(extract_many(usable))
             except Exception:  # noqa: BLE001 - retried one by one to find the culprit
-                per_doc = []
-        if not per_doc and usable:
-            per_doc = [self._extract_one(doc) for doc in self._progress(usable)]
-        return self._collect(usable, per_doc, skipped)
+                outcomes = []
+            if len(outcomes) != len(usable):
+                outcomes = []
+        if not outcomes:
+            outcomes = [self._extract_one(doc) for doc in self._progress(usable)]
+        return _align(docs, usable, outcomes)
 
-    def _extract_one(self, doc: SourceDocument) -> list[Triple] | BaseException:
+    def _extract_one(self, doc: SourceDocument) -> Any:
         try:
             return list(self.extractor.extract(doc))
         except Exception as exc:  # noqa: BLE001 - reported per document, never raised
             return exc
 
-    async def _aextract(
-        self, docs: Sequence[SourceDocument], aextract: Any
-    ) -> tuple[list[Triple], list[SkippedDocument]]:
-        skipped = [SkippedDocument(d.id, "empty or whitespace-only text") for d in docs if not d.text.strip()]
+    async def _aextract(self, docs: Sequence[SourceDocument]) -> list[Any]:
         usable = [d for d in docs if d.text.strip()]
-        outcomes = await asyncio.gather(*(aextract(d) for d in usable), return_exceptions=True)
-        return self._collect(usable, list(outcomes), skipped)
+        many = getattr(self.extractor, "aextract_many", None)
+        one = getattr(self.extractor, "aextract", None)
+        if usable and many is not None and inspect.iscoroutinefunction(many):
+            try:
+                outcomes = list(await many(usable))
+            except Exception as exc:  # noqa: BLE001 - reported per document
+                outcomes = [exc] * len(usable)
+        elif usable and one is not None and inspect.iscoroutinefunction(one):
+            outcomes = list(await asyncio.gather(*(one(d) for d in usable), return_exceptions=True))
+        else:
+            return await asyncio.to_thread(self._extract, docs)
+        if len(outcomes) != len(usable):
+            msg = f"aextract_many returned {len(outcomes)} outcomes for {len(usable)} documents"
+            outcomes = [ExtractionOutcome(error=msg)] * len(usable)
+        return _align(docs, usable, outcomes)
 
     def _collect(
         self,
-        usable: Sequence[SourceDocument],
-        per_doc: Sequence[Any],
-        skipped: list[SkippedDocument],
+        docs: Sequence[SourceDocument],
+        outcomes: Sequence[Any],
+        stats: dict[str, Any],
+        summary: dict[str, Any],
     ) -> tuple[list[Triple], list[SkippedDocument]]:
         triples: list[Triple] = []
-        for doc, outcome in zip(usable, per_doc):
+        skipped: list[SkippedDocument] = []
+        for doc, outcome in zip(docs, outcomes):
+            if outcome is None:
+                skipped.append(SkippedDocument(doc.id, "empty or whitespace-only text"))
+                continue
             if isinstance(outcome, BaseException):
                 if not isinstance(outcome, Exception):
                     raise outcome  # KeyboardInterrupt, SystemExit, CancelledError
-                reason = f"extractor error: {type(outcome).__name__}: {outcome}"
-                skipped.append(SkippedDocument(doc.id, reason))
-                continue
+                outcome = ExtractionOutcome(
+                    error=f"extractor error: {type(outcome).__name__}: {outcome}"
+                )
+            elif not isinstance(outcome, ExtractionOutcome):
+                outcome = ExtractionOutcome(triples=list(outcome))
+            for key, value in outcome.stats.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    stats[key] = stats.get(key, 0) + value
             kept = [
                 t if t.document_id == doc.id else dataclasses.replace(t, document_id=doc.id)
-                for t in outcome
+                for t in outcome.triples
                 if isinstance(t, Triple) and t.cause.strip() and t.effect.strip()
             ]
-            if not kept:
+            if outcome.error:
+                skipped.append(SkippedDocument(doc.id, outcome.error))
+            elif not kept:
                 skipped.append(SkippedDocument(doc.id, "no reasoning-schema triples found"))
             triples.extend(kept)
-        order = {d.id: i for i, d in enumerate(usable)}
-        skipped.sort(key=lambda s: order.get(s.document_id, -1))
+        summary.update(documents=len(docs), documents_skipped=len(skipped), triples=len(triples))
         return triples, skipped
 
     def _progress(self, items: Sequence[SourceDocument]) -> Iterable[SourceDocument]:
@@ -295,22 +349,27 @@ class SARGPipeline:
         triples: list[Triple],
         skipped: list[SkippedDocument],
         stats: dict[str, Any],
-        timer: _Timer,
+        stages: _Stages,
         start: float,
     ) -> SARGResult:
         cfg = self.config
         encode_before = self.embedder.encode_seconds
         misses_before, hits_before = self.embedder.misses, self.embedder.hits
+        with stages("load_models"):
+            self.embedder.warm_up()
         structuring_start = time.perf_counter()
 
-        with timer.stage("build"):
+        with stages("build") as summary:
             graph = build_reasoning_graph(
                 triples, embedder=self.embedder, merge_threshold=cfg.merge_threshold
+            )
+            summary.update(
+                nodes=graph.number_of_nodes, edges=graph.number_of_edges, merges=len(graph.merges)
             )
         g = graph.graph
         nodes = sorted(g.nodes)
 
-        with timer.stage("match"):
+        with stages("match") as summary:
             keyphrases = self.keyphrase_extractor.extract(query) if nodes else []
             texts = [query, *keyphrases, *nodes]
             vectors = self.embedder.embed(texts)
@@ -325,11 +384,20 @@ class SARGPipeline:
                 threshold=cfg.similarity_threshold,
                 max_nodes=cfg.max_entry_nodes,
             )
+            summary.update(
+                keyphrases=list(keyphrases),
+                entry_nodes=[(e.node, round(e.similarity, 4)) for e in entries],
+            )
 
-        with timer.stage("direction"):
+        with stages("direction") as summary:
             direction = self._direction(query)
+            summary.update(
+                direction=direction.direction.value,
+                confidence=direction.confidence,
+                method=direction.method,
+            )
 
-        with timer.stage("traverse"):
+        with stages("traverse") as summary:
             query_sim = (
                 dict(zip(nodes, cosine_matrix(node_vecs, query_vec)[:, 0].tolist()))
                 if nodes
@@ -352,8 +420,13 @@ class SARGPipeline:
                 for chain_nodes, score in found
             ]
             kept, candidates = select_chains(candidates, cfg.top_k)
+            summary.update(
+                chains_considered=len(candidates),
+                chains_kept=len(kept),
+                beam_expansions=search_stats.expansions,
+            )
 
-        with timer.stage("compile"):
+        with stages("compile") as summary:
             fallback = None
             if not triples:
                 fallback = NO_TRIPLES
@@ -369,6 +442,11 @@ class SARGPipeline:
                     EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in docs if d.text.strip()
                 ]
                 prompt = compile_flat_prompt(query, evidence, self.prompt_template)
+            summary.update(
+                fallback_reason=fallback,
+                evidence_documents=[p.document_id for p in evidence],
+                prompt_chars=len(prompt),
+            )
 
         end = time.perf_counter()
         encoder_ms = (self.embedder.encode_seconds - encode_before) * 1000.0
@@ -453,3 +531,11 @@ class SARGPipeline:
                 text = doc.text
             passages.append(EvidencePassage(doc_id, text, tuple(numbers), dict(doc.metadata)))
         return passages
+
+
+def _align(
+    docs: Sequence[SourceDocument], usable: Sequence[SourceDocument], outcomes: Sequence[Any]
+) -> list[Any]:
+    """Spread outcomes of the non-empty documents back over all documents (None = empty)."""
+    by_position = dict(zip((id(d) for d in usable), outcomes))
+    return [by_position.get(id(d)) for d in docs]

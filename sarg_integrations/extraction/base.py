@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from sarg_integrations.schema import SourceDocument, Triple
 
-__all__ = ["TripleExtractor"]
+__all__ = ["ExtractionOutcome", "TripleExtractor"]
 
 
 @runtime_checkable
@@ -18,10 +20,31 @@ class TripleExtractor(Protocol):
     :class:`~sarg_integrations.errors.ExtractionError` when a document cannot be
     processed; the pipeline records that document as skipped and carries on.
 
-    An extractor may also define ``extract_many(documents) -> list[list[Triple]]`` to
-    batch work (the pipeline uses it when present) and ``async aextract(document)``.
+    Optional methods the pipeline uses when present:
+
+    * ``extract_many(documents)`` – batch work; returns one item per document: a list of
+      triples, an :class:`ExtractionOutcome`, or an exception instance for that document.
+    * ``async aextract(document)`` / ``async aextract_many(documents)`` – native async,
+      used by :meth:`SARGPipeline.arun`.
     """
 
     def extract(self, document: SourceDocument) -> list[Triple]:
         """Return the triples found in ``document``."""
         ...
+
+
+@dataclass(frozen=True)
+class ExtractionOutcome:
+    """What extracting one document produced, for extractors that report more.
+
+    Attributes:
+        triples: The triples kept.
+        error: Why the document could not be extracted (it is then reported as skipped
+            with this reason), or ``None``.
+        stats: Numeric counters for this document (``llm_calls``, ``cache_hits``,
+            ``prompt_tokens``…); the pipeline sums them into ``SARGResult.stats``.
+    """
+
+    triples: list[Triple] = field(default_factory=list)
+    error: str | None = None
+    stats: Mapping[str, float] = field(default_factory=dict)

@@ -599,6 +599,10 @@ class RuleBasedExtractor:
             self._nlp = load_spacy()
         return self._nlp
 
+    def warm_up(self) -> None:
+        """Load the spaCy pipeline now instead of on the first document."""
+        _ = self.nlp
+
     def extract(self, document: SourceDocument) -> list[Triple]:
         """Return the triples found in ``document`` (``[]`` for empty text).
 

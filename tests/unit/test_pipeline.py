@@ -228,3 +228,97 @@ def test_classifier_prediction_is_used():
     result = make(direction_classifier=Backward(), keyphrase_extractor=keyphrases).run("Why food shortage?", STORY)
     assert result.chains[0].nodes == ("food shortage", "crop damage", "river flooding", "Heavy rain")
     assert all(not hop.forward for hop in result.chains[0].hops)
+
+
+class ReportingExtractor:
+    """Returns ExtractionOutcome records with counters, and errors as outcomes."""
+
+    def extract(self, document):
+        return PatternExtractor().extract(document)
+
+    def extract_many(self, documents):
+        from sarg_integrations.extraction.base import ExtractionOutcome
+
+        out = []
+        for doc in documents:
+            if "refuse" in doc.text:
+                out.append(ExtractionOutcome(error="model refused", stats={"llm_calls": 2}))
+            else:
+                out.append(ExtractionOutcome(self.extract(doc), stats={"llm_calls": 1, "prompt_tokens": 10}))
+        return out
+
+
+def test_extractor_counters_are_summed_and_errors_reported():
+    docs = [*STORY, {"id": "r", "text": "please refuse"}, {"id": "e", "text": " "}]
+    result = make(extractor=ReportingExtractor()).run("What does heavy rain lead to?", docs)
+    assert result.stats["llm_calls"] == 6  # 4 documents x 1 + the refused one x 2
+    assert result.stats["prompt_tokens"] == 40
+    reasons = {s.document_id: s.reason for s in result.skipped_documents}
+    assert reasons == {"d4": "no reasoning-schema triples found", "r": "model refused", "e": "empty or whitespace-only text"}
+    assert [s.document_id for s in result.skipped_documents] == ["d4", "r", "e"]  # input order
+
+
+class RecordingObserver:
+    def __init__(self):
+        self.events = []
+
+    def stage(self, name):
+        import contextlib
+
+        @contextlib.contextmanager
+        def manager():
+            self.events.append(("start", name))
+            summary = {}
+            try:
+                yield summary
+            except BaseException as exc:
+                self.events.append(("error", name, type(exc).__name__))
+                raise
+            self.events.append(("end", name, dict(summary)))
+
+        return manager()
+
+
+def test_observer_sees_every_stage_with_its_counters():
+    observer = RecordingObserver()
+    make().run("What does heavy rain lead to?", STORY, observer=observer)
+    names = [e[1] for e in observer.events if e[0] == "start"]
+    assert names == ["extract", "load_models", "build", "match", "direction", "traverse", "compile"]
+    ends = {e[1]: e[2] for e in observer.events if e[0] == "end"}
+    assert ends["extract"] == {"documents": 4, "documents_skipped": 1, "triples": 3}
+    assert ends["build"]["nodes"] == 4
+    assert ends["direction"]["direction"] == "forward"
+    assert ends["traverse"]["chains_kept"] == 1
+    assert ends["compile"]["fallback_reason"] is None
+
+
+def test_observer_sees_a_failing_stage():
+    observer = RecordingObserver()
+    with pytest.raises(ConfigError):
+        make(direction_classifier=WrongClassifier()).run("q", STORY, observer=observer)
+    assert ("error", "direction", "ConfigError") in observer.events
+
+
+class BatchAsyncExtractor:
+    def extract(self, document):
+        raise AssertionError("the async path must be used")
+
+    async def aextract_many(self, documents):
+        await asyncio.sleep(0)
+        return [PatternExtractor().extract(d) for d in documents]
+
+
+def test_arun_prefers_aextract_many():
+    result = asyncio.run(make(extractor=BatchAsyncExtractor()).arun("What does heavy rain lead to?", STORY))
+    assert result.chains[0].nodes[-1] == "food shortage"
+
+
+def test_warm_up_loads_lazily_loading_components():
+    class Lazy(HashingEmbedder):
+        warmed = False
+
+        def warm_up(self):
+            Lazy.warmed = True
+
+    make(embedder=Lazy()).warm_up()
+    assert Lazy.warmed

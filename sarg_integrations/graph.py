@@ -8,8 +8,8 @@ Phrases that name the same concept in different documents ("Interest rate hikes"
    (:func:`normalize_phrase`).
 2. **Embedding merge**: normal forms whose embeddings have cosine at or above a
    conservative threshold are merged into the more frequent one; a phrase that is the
-   other minus modifiers with the same head word ("rate hike" / "interest rate hike")
-   needs ``SUBPHRASE_MARGIN`` less. Each phrase is
+   other minus modifiers with the same head word ("rate hike" / "interest rate hike",
+   "crop failure" / "crop failure in the region") needs ``SUBPHRASE_MARGIN`` less. Each phrase is
    compared with cluster *representatives* only, never with other members, so there
    are no transitive merge chains (A~B, B~C does not put A with C). Pairs that differ
    in a number, a negation or an antonym ("type 1"/"type 2", "rise"/"fall") never merge.
@@ -139,17 +139,33 @@ def _may_merge(a: str, b: str) -> bool:
     return True
 
 
+_PREPOSITIONS = frozenset(
+    "in of for at on among during across within by from to into over under with".split()
+)
+
+
 def _is_head_subphrase(a: str, b: str) -> bool:
-    """Whether one phrase is the other minus modifiers, with the same head word.
+    """Whether one phrase is the other minus modifiers, keeping the same head word.
+
+    Either both end in the same head and one's words are a subset of the other's
+    ("rate hike" / "interest rate hike"), or the longer one is the shorter one followed
+    by a prepositional phrase ("crop failure" / "crop failure in the region").
 
     Example:
-        >>> _is_head_subphrase("rate hike", "interest rate hike"), _is_head_subphrase("insulin", "insulin production")
-        (True, False)
+        >>> _is_head_subphrase("rate hike", "interest rate hike")
+        True
+        >>> _is_head_subphrase("crop failure", "crop failure in region")
+        True
+        >>> _is_head_subphrase("insulin", "insulin production")
+        False
     """
     wa, wb = a.split(), b.split()
-    if not wa or not wb or wa[-1] != wb[-1] or wa == wb:
+    if not wa or not wb or wa == wb:
         return False
-    return set(wa) <= set(wb) or set(wb) <= set(wa)
+    short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    if long[: len(short)] == short and long[len(short)] in _PREPOSITIONS:
+        return True
+    return wa[-1] == wb[-1] and (set(wa) <= set(wb) or set(wb) <= set(wa))
 
 
 def _canonical_surface(forms: Counter[str]) -> str:

@@ -138,3 +138,11 @@ def test_graph_summary_is_json_ready_and_deterministic():
     again = build_reasoning_graph(triples, embedder=HashingEmbedder()).to_dict()
     assert first == again
     assert {e["source"] + e["target"] for e in first["edges"]} == {"bc", "ab"}
+
+
+def test_prepositional_tail_counts_as_the_same_head():
+    table = {"crop failure": _unit(0), "crop failure in the region": _unit(30)}  # cos 30° = 0.866
+    node_of, _ = resolve_entities(
+        ["crop failure", "crop failure", "crop failure in the region"], embedder=TableEmbedder(table), merge_threshold=0.88
+    )
+    assert node_of["crop failure in the region"] == "crop failure"

@@ -284,11 +284,31 @@ def _render(tokens: Sequence[Token]) -> str:
         toks = toks[:-1]
     parts: list[str] = []
     for k, tok in enumerate(toks):
-        parts.append(tok.text)
+        parts.append(_uncapitalize(tok) if k == 0 else tok.text)
         if k + 1 < len(toks):
             adjacent = toks[k + 1].i == tok.i + 1
             parts.append(tok.whitespace_ if adjacent else " ")
     return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+def _uncapitalize(tok: Token) -> str:
+    """Lower-case a capital that is only there because the token starts a sentence.
+
+    A word keeps its capital when it is a proper noun, an entity, an acronym, or is
+    written with a capital somewhere mid-sentence in the same document ("Gaucher
+    cells"), so node names read the same wherever in a sentence a phrase was found.
+    """
+    text = tok.text
+    if not (tok.is_sent_start and text[:1].isupper() and text[1:].islower()):
+        return text
+    if tok.pos_ == "PROPN" or tok.ent_type_:
+        return text
+    doc = tok.doc
+    capitalized = doc.user_data.get("sarg_mid_sentence_capitals")
+    if capitalized is None:
+        capitalized = {t.text for t in doc if not t.is_sent_start and t.text[:1].isupper()}
+        doc.user_data["sarg_mid_sentence_capitals"] = capitalized
+    return text if text in capitalized else text[:1].lower() + text[1:]
 
 
 def _fill_gaps(tokens: list[Token], doc: Doc) -> list[Token]:

@@ -174,6 +174,35 @@ def _canonical_surface(forms: Counter[str]) -> str:
     return min(forms, key=lambda f: (-forms[f], len(f), sum(c.isupper() for c in f), f))
 
 
+def _content_words(phrase: str) -> frozenset[str]:
+    return frozenset(w for w in normalize_phrase(phrase).split() if w not in _PREPOSITIONS)
+
+
+def _cluster_name(forms: Counter[str]) -> str:
+    """Name a merged cluster: most mentioned form; on a tie, the most specific one.
+
+    A form is more specific when its content words strictly contain another form's
+    ("interest rate hikes" over "rate hikes"); reorderings such as "deficiency of
+    glucocerebrosidase" / "glucocerebrosidase deficiency" are equally specific, so the
+    shorter wins, as in :func:`_canonical_surface`.
+
+    Example:
+        >>> _cluster_name(Counter({"rate hikes": 1, "interest rate hikes": 1}))
+        'interest rate hikes'
+        >>> _cluster_name(Counter({"deficiency of glucocerebrosidase": 1, "glucocerebrosidase deficiency": 1}))
+        'glucocerebrosidase deficiency'
+    """
+    words = {f: _content_words(f) for f in forms}
+
+    def specificity(form: str) -> int:
+        return sum(1 for other in forms if words[other] < words[form])
+
+    return min(
+        forms,
+        key=lambda f: (-forms[f], -specificity(f), len(f), sum(c.isupper() for c in f), f),
+    )
+
+
 def resolve_entities(
     phrases: Iterable[str],
     *,
@@ -230,8 +259,11 @@ def resolve_entities(
                 merged.append((key, round(best_sim, 4)))
             else:
                 is_rep[i] = True
-    # Node ids are the canonical surface forms of the representatives.
-    rep_surface = {rep: _canonical_surface(by_key[rep]) for rep in set(representative_of.values())}
+    # A node is named by the most frequent, then most specific, surface form of its cluster.
+    cluster_forms: dict[str, Counter[str]] = defaultdict(Counter)
+    for key, forms in by_key.items():
+        cluster_forms[representative_of[key]].update(forms)
+    rep_surface = {rep: _cluster_name(forms) for rep, forms in cluster_forms.items()}
     node_of = {
         surface: rep_surface[representative_of[key]]
         for key, forms in by_key.items()

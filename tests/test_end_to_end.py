@@ -1,0 +1,59 @@
+"""End to end with the real offline defaults: spaCy extractor, embedded MiniLM, KeyBERT."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sarg_integrations import SARGConfig, SARGPipeline
+from sarg_integrations.io import DEMO_QUESTIONS, load_demo_corpus
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def pipeline() -> SARGPipeline:
+    return SARGPipeline()
+
+
+def test_forward_demo_question_finds_the_four_hop_chain(pipeline):
+    result = pipeline.run(DEMO_QUESTIONS[0], load_demo_corpus())
+    assert result.direction.direction.value == "forward"
+    best = result.chains[0]
+    assert best.nodes == (
+        "mutations in GBA1 gene",
+        "glucocerebrosidase deficiency",  # joined across documents by entity resolution
+        "glucocerebroside accumulation",
+        "Gaucher cells",
+        "splenomegaly",
+    )
+    assert best.document_ids == ("gaucher-genetics", "gaucher-biochemistry", "gaucher-pathology", "gaucher-clinic")
+    assert {(m.canonical, m.method) for m in result.graph.merges} >= {("glucocerebrosidase deficiency", "embedding")}
+    # The prompt holds the chain and only the documents behind it.
+    assert "Chain 1" in result.prompt and "Nimbus Analytics" not in result.prompt
+    assert json.loads(result.to_json())["chains"][0]["nodes"][-1] == "splenomegaly"
+
+
+def test_backward_demo_question_walks_effect_to_cause(pipeline):
+    result = pipeline.run(DEMO_QUESTIONS[1], load_demo_corpus())
+    assert result.direction.direction.value == "backward"
+    best = result.chains[0]
+    assert best.nodes[0] == "sell-off in technology stocks"
+    assert best.nodes[-1] == "persistent inflation"
+    assert "interest rate hikes" in best.nodes  # "the rate hikes" in market-bonds merged into it
+    assert all(not hop.forward for hop in best.hops)
+
+
+def test_graph_stays_sparse_and_attributes_make_no_edges(pipeline):
+    result = pipeline.run(DEMO_QUESTIONS[0], load_demo_corpus())
+    assert result.graph.number_of_edges <= 1.5 * result.graph.number_of_nodes
+    relations = {t.relation for t in result.triples}
+    assert not relations & {"is", "has", "is a", "was born in"}
+
+
+def test_generic_spo_schema_makes_a_denser_graph(pipeline):
+    spo = SARGPipeline(SARGConfig(schema="generic_spo"), embedder=pipeline.embedder.embedder)
+    reasoning = pipeline.run(DEMO_QUESTIONS[0], load_demo_corpus())
+    generic = spo.run(DEMO_QUESTIONS[0], load_demo_corpus())
+    assert generic.graph.number_of_edges > reasoning.graph.number_of_edges

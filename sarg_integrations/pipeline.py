@@ -212,11 +212,7 @@ class SARGPipeline:
         Raises:
             InputError: Empty query, no documents, a malformed document or duplicate ids.
         """
-        query = validate_query(query)
-        docs = coerce_documents(documents)
-        stats: dict[str, Any] = {}
-        stages = _Stages(stats, observer)
-        start = time.perf_counter()
+        query, docs, stats, stages, start = self._begin(query, documents, observer)
         with stages("extract") as summary:
             triples, skipped = self._collect(docs, self._extract(docs), stats, summary)
         return self._structure(query, docs, triples, skipped, stats, stages, start)
@@ -234,11 +230,7 @@ class SARGPipeline:
         the extractor defines it; otherwise extraction runs in a worker thread. The CPU
         stages run in a worker thread so the event loop stays responsive.
         """
-        query = validate_query(query)
-        docs = coerce_documents(documents)
-        stats: dict[str, Any] = {}
-        stages = _Stages(stats, observer)
-        start = time.perf_counter()
+        query, docs, stats, stages, start = self._begin(query, documents, observer)
         with stages("extract") as summary:
             outcomes = await self._aextract(docs)
             triples, skipped = self._collect(docs, outcomes, stats, summary)
@@ -257,6 +249,16 @@ class SARGPipeline:
                 warm()
 
     # ------------------------------------------------------------------ stages
+
+    @staticmethod
+    def _begin(
+        query: str, documents: Iterable[DocumentLike], observer: StageObserver | None
+    ) -> tuple[str, list[SourceDocument], dict[str, Any], _Stages, float]:
+        """Validate the input and start the run's clock and stage bookkeeping."""
+        query = validate_query(query)
+        docs = coerce_documents(documents)
+        stats: dict[str, Any] = {}
+        return query, docs, stats, _Stages(stats, observer), time.perf_counter()
 
     def _extract(self, docs: Sequence[SourceDocument]) -> list[Any]:
         """One outcome per document: triples, an ExtractionOutcome or an exception."""

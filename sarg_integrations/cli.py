@@ -4,6 +4,7 @@ Examples::
 
     sarg run --query "Why did technology stocks sell off?" --docs notes/ --json out.json
     sarg demo --show-prompt
+    sarg run -q "Why did yields rise?" -d notes/ --llm openai:gpt-4o-mini --cache .sarg-cache.sqlite
     sarg --version
 
 Errors in the input (missing files, bad JSONL, invalid settings) print
@@ -23,10 +24,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from sarg_integrations.config import SARGConfig
+    from sarg_integrations.extraction.base import TripleExtractor
     from sarg_integrations.pipeline import SARGPipeline
     from sarg_integrations.schema import SARGResult, SourceDocument
 
-__all__ = ["build_pipeline", "main"]
+__all__ = ["build_llm_extractor", "build_pipeline", "main"]
 
 PROGRESS_MIN_DOCUMENTS = 20
 """A progress bar is shown (on a terminal) when there are more documents than this."""
@@ -140,6 +142,30 @@ def _build_parser() -> argparse.ArgumentParser:
         help="put whole documents or only the cited sentences in the prompt (default document)",
     )
 
+    llm = common.add_argument_group(
+        "LLM extraction (instead of the offline rule-based extractor)"
+    )
+    llm.add_argument(
+        "--llm",
+        metavar="SPEC",
+        help=(
+            "extract triples with a LangChain chat model PROVIDER:MODEL, e.g. "
+            "openai:gpt-4o-mini or ollama:qwen2.5:7b (needs the provider's package, "
+            "e.g. langchain-openai)"
+        ),
+    )
+    llm.add_argument(
+        "--cache",
+        metavar="PATH",
+        help="SQLite file caching the model's answers per chunk (reused across runs)",
+    )
+    llm.add_argument(
+        "--max-concurrency",
+        type=_positive_int,
+        metavar="N",
+        help="at most N model calls in flight (default 8)",
+    )
+
     run = sub.add_parser(
         "run",
         parents=[common],
@@ -179,15 +205,50 @@ def _build_parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------- pipeline
 
 
-def build_pipeline(config: SARGConfig) -> SARGPipeline:
+def build_pipeline(config: SARGConfig, extractor: TripleExtractor | None = None) -> SARGPipeline:
     """Return the pipeline the CLI runs (tests replace this with one built from fakes).
 
     Args:
         config: The validated settings from the command line.
+        extractor: The triple extractor (``--llm``); ``None`` uses the offline default.
+            It is passed only when ``--llm`` is given.
     """
     from sarg_integrations.pipeline import SARGPipeline
 
-    return SARGPipeline(config)
+    return SARGPipeline(config, extractor=extractor)
+
+
+def build_llm_extractor(args: argparse.Namespace, config: SARGConfig) -> TripleExtractor:
+    """Return the :class:`~sarg_integrations.LLMTripleExtractor` for ``--llm SPEC``.
+
+    Raises:
+        ConfigError: A malformed ``--llm`` spec or ``--cache`` path.
+        MissingDependencyError: The provider's LangChain package is not installed.
+    """
+    from sarg_integrations.llm import specs
+    from sarg_integrations.llm.extractor import LLMTripleExtractor
+
+    model = specs.resolve_llm_spec(args.llm)
+    return LLMTripleExtractor(
+        model,
+        prompt=config.schema,
+        cache=args.cache,
+        max_concurrency=args.max_concurrency or 8,
+    )
+
+
+def _check_llm_options(args: argparse.Namespace) -> None:
+    from sarg_integrations.errors import InputError
+
+    if getattr(args, "llm", None):
+        return
+    for option, value in (("--cache", args.cache), ("--max-concurrency", args.max_concurrency)):
+        if value is not None:
+            msg = (
+                f"{option} {value} only applies to LLM extraction; add --llm SPEC "
+                "(e.g. --llm openai:gpt-4o-mini) or drop it"
+            )
+            raise InputError(msg, argument=option, value=value)
 
 
 def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
@@ -207,7 +268,10 @@ def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
         if value is not None:
             settings[field] = value
     settings["show_progress"] = bool(
-        not args.no_progress and n_documents > PROGRESS_MIN_DOCUMENTS and _isatty(sys.stderr)
+        not args.no_progress
+        and not getattr(args, "llm", None)  # LLM extraction runs as one concurrent batch
+        and n_documents > PROGRESS_MIN_DOCUMENTS
+        and _isatty(sys.stderr)
     )
     return SARGConfig(**settings)
 
@@ -247,11 +311,15 @@ def _quiet_models() -> Iterator[None]:
 def _execute(
     args: argparse.Namespace, query: str, documents: list[SourceDocument], header: list[str]
 ) -> int:
+    _check_llm_options(args)
     config = _config_from_args(args, len(documents))
     json_to_stdout = args.json == "-"
     report_stream = sys.stderr if json_to_stdout else sys.stdout
     with _quiet_models():
-        pipeline = build_pipeline(config)
+        if getattr(args, "llm", None):
+            pipeline = build_pipeline(config, extractor=build_llm_extractor(args, config))
+        else:
+            pipeline = build_pipeline(config)
         result = pipeline.run(query, documents)
     if args.json and not json_to_stdout:
         _write_json(result, args.json)
@@ -355,6 +423,7 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
             "Fallback: the prompt uses the flat retrieved context because "
             f"{result.fallback_reason}"
         )
+    lines.extend(_accounting_lines(result.stats))
     timings = [
         (key[len("time_") : -len("_ms")], value)
         for key, value in result.stats.items()
@@ -365,6 +434,34 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
     if show_prompt:
         lines.extend(["", "Prompt:", "-" * 72, result.prompt.rstrip(), "-" * 72])
     return lines
+
+
+def _accounting_lines(stats: dict[str, Any]) -> list[str]:
+    """The LLM-extraction accounting line(s), when the run used an LLM extractor."""
+    if "llm_calls" not in stats:
+        return []
+
+    def count(key: str) -> int:
+        value = stats.get(key, 0)
+        return int(value) if isinstance(value, (int, float)) else 0
+
+    line = (
+        f"LLM extraction: {count('llm_calls')} call(s), {count('cache_hits')} cache hit(s), "
+        f"{count('prompt_tokens')} prompt + {count('completion_tokens')} completion tokens, "
+        f"{count('parse_repairs')} parse repair(s), "
+        f"{count('dropped_ungrounded')} ungrounded triple(s) dropped, "
+        f"{float(stats.get('extraction_seconds', 0.0) or 0.0):.2f} s"
+    )
+    extras = []
+    if count("llm_retries"):
+        extras.append(f"{count('llm_retries')} retried call(s)")
+    if count("llm_calls_without_usage"):
+        extras.append(f"token usage not reported for {count('llm_calls_without_usage')} call(s)")
+    if count("dropped_instruction"):
+        extras.append(f"{count('dropped_instruction')} triple(s) from instruction-like text dropped")
+    if extras:
+        line += " (" + "; ".join(extras) + ")"
+    return [line]
 
 
 def _emit(lines: Sequence[str], stream: TextIO) -> None:

@@ -1,0 +1,317 @@
+"""Framework-independent support shared by the LangChain and LlamaIndex adapters.
+
+Private: only :mod:`sarg_integrations.langchain` and :mod:`sarg_integrations.llama_index`
+import this module (it needs pydantic, which both frameworks bring). It holds
+
+* :class:`SARGSettings`, a pydantic mixin whose fields mirror
+  :class:`~sarg_integrations.config.SARGConfig` plus the injectable collaborators, and
+  which builds one :class:`~sarg_integrations.pipeline.SARGPipeline` per adapter at
+  construction (raising :class:`~sarg_integrations.errors.ConfigError` on bad values);
+* the ``metadata["sarg"]`` records every adapter attaches to its output, so that both
+  frameworks describe chains and evidence with the same keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from sarg_integrations.config import SARGConfig
+from sarg_integrations.errors import ConfigError
+from sarg_integrations.pipeline import SARGPipeline
+from sarg_integrations.prompting import compile_flat_prompt
+from sarg_integrations.schema import EvidencePassage, ReasoningChain, SARGResult, to_jsonable
+
+__all__ = [
+    "CHAINS_ID",
+    "NO_DOCUMENTS",
+    "SARGSettings",
+    "chain_records",
+    "empty_prompt",
+    "evidence_metadata",
+    "result_summary",
+    "unique_ids",
+]
+
+CHAINS_ID = "sarg-reasoning-chains"
+"""The id of the synthetic "reasoning chains" document / node."""
+
+NO_DOCUMENTS = "no documents were retrieved"
+
+_DEFAULTS = SARGConfig()
+_CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(SARGConfig))
+# pydantic reserves ``schema`` (BaseModel.schema), so the field is ``triple_schema``;
+# ``schema=`` is still accepted as a keyword, like SARGConfig's own name.
+_FIELD_FOR_CONFIG = {name: ("triple_schema" if name == "schema" else name) for name in _CONFIG_FIELDS}
+_COMPONENTS = ("extractor", "embedder", "direction_classifier", "keyphrase_extractor", "prompt_template")
+
+
+class SARGSettings(BaseModel):
+    """Keyword settings mirroring :class:`~sarg_integrations.SARGConfig`, plus collaborators.
+
+    Every adapter class inherits these fields. Values are validated once, when the
+    adapter is created, by building its :class:`~sarg_integrations.SARGPipeline`; a bad
+    value raises :class:`~sarg_integrations.errors.ConfigError` naming the field.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    beam_width: int = Field(default=_DEFAULTS.beam_width, description="Beam width β (≥ 1).")
+    """Beam width β of the semantic beam search (paper default 3)."""
+    top_k: int = Field(default=_DEFAULTS.top_k, description="Chains kept for the prompt (≥ 1).")
+    """How many chains are kept (paper default 3)."""
+    similarity_threshold: float = Field(
+        default=_DEFAULTS.similarity_threshold, description="Entry-node threshold τ in [-1, 1]."
+    )
+    """τ: a node is an entry node when its best cosine with a query key phrase exceeds it."""
+    max_depth: int = Field(default=_DEFAULTS.max_depth, description="Most hops per chain (≥ 1).")
+    """Safety cap on hops per chain."""
+    max_entry_nodes: int | None = Field(
+        default=_DEFAULTS.max_entry_nodes, description="Most entry nodes; None keeps all above τ."
+    )
+    """At most this many entry nodes seed the beam search."""
+    max_keyphrases: int = Field(default=_DEFAULTS.max_keyphrases, description="Query key phrases.")
+    """How many key phrases are taken from the query."""
+    keyphrase_ngram_max: int = Field(
+        default=_DEFAULTS.keyphrase_ngram_max, description="Longest key phrase, in words."
+    )
+    """The longest key phrase, in words."""
+    merge_threshold: float = Field(
+        default=_DEFAULTS.merge_threshold, description="Entity-resolution cosine in [0, 1]."
+    )
+    """Cosine at or above which two node phrases are merged."""
+    triple_schema: str = Field(
+        default=_DEFAULTS.schema, description='"reasoning" or "generic_spo" (SARGConfig.schema).'
+    )
+    """The extraction schema of the default extractor (``schema=`` is accepted too)."""
+    direction: str | None = Field(
+        default=None, description="Force forward/backward/bidirectional traversal."
+    )
+    """Force a traversal direction instead of asking the direction classifier."""
+    evidence: str = Field(default=_DEFAULTS.evidence, description='"document" or "sentences".')
+    """Whole documents or only the cited sentences behind the chains."""
+    embedding_cache_size: int = Field(
+        default=_DEFAULTS.embedding_cache_size, description="LRU embedding cache size (≥ 0)."
+    )
+    """How many text embeddings the adapter's pipeline keeps between runs."""
+    show_progress: bool = Field(default=False, description="Progress bar during extraction.")
+    """Show a progress bar during extraction."""
+
+    extractor: Any = Field(default=None, exclude=True, description="Triple extractor.")
+    """A :class:`~sarg_integrations.TripleExtractor`; default the offline spaCy extractor."""
+    embedder: Any = Field(default=None, exclude=True, description="Text embedder.")
+    """A SARG :class:`~sarg_integrations.Embedder` or the framework's embeddings object."""
+    direction_classifier: Any = Field(default=None, exclude=True, description="Direction model.")
+    """A :class:`~sarg_integrations.DirectionClassifier`; default the cue-word classifier."""
+    keyphrase_extractor: Any = Field(default=None, exclude=True, description="Key phrases.")
+    """A :class:`~sarg_integrations.KeyphraseExtractor`; default KeyBERT over the embedder."""
+    prompt_template: Any = Field(default=None, exclude=True, description="Prompt texts.")
+    """A :class:`~sarg_integrations.PromptTemplate` overriding the prompt texts."""
+    pipeline: Any = Field(default=None, exclude=True, description="A ready SARGPipeline.")
+    """A ready :class:`~sarg_integrations.SARGPipeline` to share (instead of the settings)."""
+
+    _sarg_pipeline: SARGPipeline | None = PrivateAttr(default=None)
+
+    # Per framework: turn its objects (embeddings, LLMs) into SARG collaborators.
+    # Called as wrapper(value, settings) before the pipeline is built.
+    _sarg_wrappers: ClassVar[dict[str, Callable[[Any, Mapping[str, Any]], Any]]] = {}
+
+    def __init__(self, **data: Any) -> None:
+        data = _normalize(type(self), data)
+        pipeline = _build_pipeline(type(self), data)
+        super().__init__(**data)
+        self._sarg_pipeline = pipeline
+
+    @property
+    def sarg_pipeline(self) -> SARGPipeline:
+        """The :class:`~sarg_integrations.SARGPipeline` this adapter runs (shared by calls)."""
+        if self._sarg_pipeline is None:  # e.g. built with model_construct()
+            self._sarg_pipeline = _build_pipeline(type(self), self.__dict__)
+        return self._sarg_pipeline
+
+
+def _normalize(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    data = dict(data)
+    if "schema" in data:
+        if "triple_schema" in data:
+            msg = f"{cls.__name__}: pass schema= or triple_schema=, not both (they are the same)"
+            raise ConfigError(msg, field="schema", value=data["schema"])
+        data["triple_schema"] = data.pop("schema")
+    unknown = sorted(set(data) - set(cls.model_fields))
+    if unknown:
+        valid = sorted({*cls.model_fields, "schema"} - {"triple_schema"})
+        msg = (
+            f"{cls.__name__} got unexpected keyword argument(s) {unknown}; valid keyword "
+            f"arguments: {valid}"
+        )
+        raise ConfigError(msg, field=unknown[0], value=data[unknown[0]])
+    return data
+
+
+def _build_pipeline(cls: type[SARGSettings], data: Mapping[str, Any]) -> SARGPipeline:
+    owner = cls.__name__
+    settings = {
+        name: data[field]
+        for name, field in _FIELD_FOR_CONFIG.items()
+        if field in data
+    }
+    wrappers = cls._sarg_wrappers
+    components = {
+        name: wrappers[name](data[name], data) if name in wrappers else data[name]
+        for name in _COMPONENTS
+        if data.get(name) is not None
+    }
+    pipeline = data.get("pipeline")
+    if pipeline is not None:
+        if not isinstance(pipeline, SARGPipeline):
+            msg = (
+                f"{owner}: pipeline={pipeline!r} must be a SARGPipeline; build one with "
+                "SARGPipeline(SARGConfig(...)) or pass the settings as keyword arguments"
+            )
+            raise ConfigError(msg, field="pipeline", value=pipeline)
+        given = sorted(
+            [_FIELD_FOR_CONFIG[k] for k, v in settings.items() if v != getattr(_DEFAULTS, k)]
+            + list(components)
+        )
+        if given:
+            msg = (
+                f"{owner}: pass either pipeline= or the settings {given}, not both; the "
+                "pipeline already carries its config and collaborators"
+            )
+            raise ConfigError(msg, field=given[0], value=data.get(given[0]))
+        return pipeline
+    try:
+        config = SARGConfig(**settings)
+    except ConfigError as exc:
+        raise ConfigError(f"{owner}: {exc}", field=exc.field, value=exc.value) from None
+    try:
+        return SARGPipeline(config, **components)
+    except ConfigError as exc:
+        raise ConfigError(f"{owner}: {exc}", field=exc.field, value=exc.value) from None
+
+
+def unique_ids(candidates: Sequence[str | None]) -> list[str]:
+    """Return one unique, stable id per position.
+
+    A missing or empty candidate becomes ``doc-{i}``; a repeated one gets ``#{i}``
+    appended (``i`` is the position), so ids depend only on the input order.
+
+    Example:
+        >>> unique_ids(["a", None, "a", ""])
+        ['a', 'doc-1', 'a#2', 'doc-3']
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+    for index, candidate in enumerate(candidates):
+        doc_id = str(candidate) if candidate not in (None, "") else f"doc-{index}"
+        if doc_id in seen:
+            doc_id = f"{doc_id}#{index}"
+        while doc_id in seen:  # pragma: no cover - only with adversarial ids
+            doc_id += "_"
+        seen.add(doc_id)
+        out.append(doc_id)
+    return out
+
+
+def chain_records(chains: Sequence[ReasoningChain]) -> list[dict[str, Any]]:
+    """Return the chains as JSON-ready dicts numbered like the prompt (``id`` is 1-based)."""
+    records = []
+    for number, chain in enumerate(chains, start=1):
+        records.append(
+            {
+                "id": number,
+                "text": chain.to_text(),
+                "score": round(float(chain.score), 6),
+                "direction": chain.direction.value,
+                "nodes": list(chain.nodes),
+                "document_ids": list(chain.document_ids),
+                "hops": [
+                    {
+                        "hop": step,
+                        "source": hop.source,
+                        "relation": hop.relation,
+                        "target": hop.target,
+                        "relation_type": hop.relation_type.value,
+                        "forward": hop.forward,
+                        "document_ids": list(hop.document_ids),
+                        "sentences": list(hop.sentences),
+                    }
+                    for step, hop in enumerate(chain.hops, start=1)
+                ],
+            }
+        )
+    return records
+
+
+def result_summary(result: SARGResult) -> dict[str, Any]:
+    """The run-level ``metadata["sarg"]``: chains, direction, entry nodes and counters.
+
+    Timings and embedding-cache counters are left out (they depend on the machine and
+    on earlier runs), so equal inputs give equal metadata; ``SARGResult.stats`` has them.
+    """
+    return {
+        "query": result.query,
+        "fallback": result.used_fallback,
+        "fallback_reason": result.fallback_reason,
+        "direction": to_jsonable(result.direction),
+        "keyphrases": list(result.keyphrases),
+        "entry_nodes": to_jsonable(result.entry_nodes),
+        "chains": chain_records(result.chains),
+        "evidence_document_ids": [p.document_id for p in result.evidence],
+        "skipped_documents": to_jsonable(result.skipped_documents),
+        "counters": {k: v for k, v in result.stats.items() if not _run_dependent(k)},
+    }
+
+
+def _run_dependent(key: str) -> bool:
+    return (
+        key.startswith("time_")
+        or key.endswith("_seconds")
+        or key in {"embeddings_computed", "embeddings_reused"}
+    )
+
+
+def evidence_metadata(result: SARGResult, passage: EvidencePassage, rank: int) -> dict[str, Any]:
+    """The ``metadata["sarg"]`` of one evidence document / node.
+
+    Keys: ``role`` (``"evidence"``, or ``"context"`` on fallback), ``document_id``,
+    ``rank`` (0-based position among the evidence), ``chain_ids`` (1-based, as in the
+    prompt), ``hops`` (``{"chain", "hop", "source", "relation", "target"}`` for every hop
+    this document supports), ``scores`` (the score of each chain in ``chain_ids``),
+    ``score`` (the best of them, or ``None``), ``direction``, ``fallback`` and
+    ``fallback_reason``.
+    """
+    hops = [
+        {
+            "chain": number,
+            "hop": step,
+            "source": hop.source,
+            "relation": hop.relation,
+            "target": hop.target,
+        }
+        for number, chain in enumerate(result.chains, start=1)
+        if number in passage.chain_ids
+        for step, hop in enumerate(chain.hops, start=1)
+        if passage.document_id in hop.document_ids
+    ]
+    scores = [round(float(result.chains[n - 1].score), 6) for n in passage.chain_ids]
+    return {
+        "role": "context" if result.used_fallback else "evidence",
+        "document_id": passage.document_id,
+        "rank": rank,
+        "chain_ids": list(passage.chain_ids),
+        "hops": hops,
+        "scores": scores,
+        "score": max(scores) if scores else None,
+        "direction": result.direction.direction.value,
+        "fallback": result.used_fallback,
+        "fallback_reason": result.fallback_reason,
+    }
+
+
+def empty_prompt(pipeline: SARGPipeline, query: str) -> str:
+    """The flat prompt for a query with no retrieved documents (what flat RAG would send)."""
+    return compile_flat_prompt(query, [], pipeline.prompt_template)

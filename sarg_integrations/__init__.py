@@ -44,7 +44,8 @@ _EXPORTS = {
     "LLMTripleExtractor": "sarg_integrations.llm.extractor",
     "Embedder": "sarg_integrations.embedding",
     "SentenceTransformerEmbedder": "sarg_integrations.embedding",
-    "DirectionClassifier": "sarg_integrations.direction",
+    "DirectionPredictor": "sarg_integrations.direction",
+    "BaseDirectionClassifier": "sarg_integrations.direction",
     "CueWordDirectionClassifier": "sarg_integrations.direction",
     "FixedDirection": "sarg_integrations.direction",
     "KeyphraseExtractor": "sarg_integrations.matching",
@@ -63,8 +64,9 @@ __all__ = [*_EXPORTS, "__version__"]
 if TYPE_CHECKING:
     from sarg_integrations.config import SARGConfig
     from sarg_integrations.direction import (
+        BaseDirectionClassifier,
         CueWordDirectionClassifier,
-        DirectionClassifier,
+        DirectionPredictor,
         FixedDirection,
     )
     from sarg_integrations.embedding import Embedder, SentenceTransformerEmbedder

@@ -1,41 +1,93 @@
 """Direction classification (paper §3.4): forward, backward or bidirectional.
 
-The protocol has one method, ``predict(query) -> DirectionPrediction``. The default
-here is a transparent cue-word classifier; a distilled student model can replace it
-through the same protocol.
+The pipeline talks to a :class:`DirectionPredictor`: one method,
+``predict_direction(query, query_embedding=None) -> DirectionPrediction``. The
+pipeline passes the query embedding it already computed for matching, so a classifier
+that is a head over the shared encoder costs no extra forward pass.
+
+Every classifier here also offers the batch API ``predict(queries) -> list[str]`` and
+``predict_proba(queries) -> list[dict[str, float]]`` through
+:class:`BaseDirectionClassifier`.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
+from sarg_integrations.errors import InputError
 from sarg_integrations.schema import Direction, DirectionPrediction
 
-__all__ = ["CueWordDirectionClassifier", "DirectionClassifier", "FixedDirection"]
+__all__ = [
+    "BaseDirectionClassifier",
+    "CueWordDirectionClassifier",
+    "DirectionPredictor",
+    "FixedDirection",
+]
 
 
 @runtime_checkable
-class DirectionClassifier(Protocol):
+class DirectionPredictor(Protocol):
     """Predicts which way to walk the reasoning graph for a query."""
 
-    def predict(self, query: str) -> DirectionPrediction:
-        """Return the predicted direction of ``query``."""
+    def predict_direction(
+        self, query: str, query_embedding: Any | None = None
+    ) -> DirectionPrediction:
+        """Return the predicted direction of ``query``.
+
+        Args:
+            query: The user's question.
+            query_embedding: The query's vector from the pipeline's encoder, when the
+                caller has it; classifiers that need no vector ignore it.
+        """
         ...
 
 
-class FixedDirection:
+def _check_queries(queries: Sequence[str]) -> list[str]:
+    if isinstance(queries, str):
+        msg = f"queries must be a list of strings, got the single string {queries[:60]!r}; wrap it in a list"
+        raise InputError(msg, argument="queries", value=queries)
+    out = list(queries)
+    for i, query in enumerate(out):
+        if not isinstance(query, str):
+            msg = f"queries[{i}] must be a string, got {type(query).__name__}"
+            raise InputError(msg, argument=f"queries[{i}]", value=query)
+    return out
+
+
+class BaseDirectionClassifier:
+    """Batch API over :meth:`predict_direction`: ``predict`` and ``predict_proba``."""
+
+    def predict_direction(
+        self, query: str, query_embedding: Any | None = None
+    ) -> DirectionPrediction:
+        """Return the predicted direction of one query."""
+        raise NotImplementedError
+
+    def predict(self, queries: Sequence[str]) -> list[str]:
+        """Return the direction label (``"forward"``…) of each query."""
+        return [self.predict_direction(q).direction.value for q in _check_queries(queries)]
+
+    def predict_proba(self, queries: Sequence[str]) -> list[dict[str, float]]:
+        """Return each query's probability per direction label."""
+        return [dict(self.predict_direction(q).scores) for q in _check_queries(queries)]
+
+
+class FixedDirection(BaseDirectionClassifier):
     """Always answers one direction (for ablations such as blind bidirectional search).
 
     Example:
-        >>> FixedDirection("bidirectional").predict("why?").direction.value
-        'bidirectional'
+        >>> FixedDirection("bidirectional").predict(["why?"])
+        ['bidirectional']
     """
 
     def __init__(self, direction: Direction | str) -> None:
         self.direction = Direction.parse(direction)
 
-    def predict(self, query: str) -> DirectionPrediction:
+    def predict_direction(
+        self, query: str, query_embedding: Any | None = None
+    ) -> DirectionPrediction:
         """Return the fixed direction."""
         return DirectionPrediction(
             direction=self.direction,
@@ -89,7 +141,7 @@ def _match(cues: tuple[tuple[str, float], ...], text: str) -> tuple[float, list[
     return total, hits
 
 
-class CueWordDirectionClassifier:
+class CueWordDirectionClassifier(BaseDirectionClassifier):
     """A transparent rule classifier: weighted cue phrases per direction.
 
     Backward cues ask for causes ("why", "what caused", "reason for"); forward cues ask
@@ -100,18 +152,18 @@ class CueWordDirectionClassifier:
 
     Example:
         >>> clf = CueWordDirectionClassifier()
-        >>> clf.predict("Why did technology stocks sell off?").direction.value
-        'backward'
-        >>> clf.predict("What does a GBA1 mutation ultimately lead to?").direction.value
-        'forward'
-        >>> clf.predict("How are inflation and margin calls connected?").direction.value
-        'bidirectional'
+        >>> clf.predict(["Why did technology stocks sell off?",
+        ...              "What does a GBA1 mutation ultimately lead to?",
+        ...              "How are inflation and margin calls connected?"])
+        ['backward', 'forward', 'bidirectional']
     """
 
     def __init__(self, default: Direction | str = Direction.BIDIRECTIONAL) -> None:
         self.default = Direction.parse(default)
 
-    def predict(self, query: str) -> DirectionPrediction:
+    def predict_direction(
+        self, query: str, query_embedding: Any | None = None
+    ) -> DirectionPrediction:
         """Score each direction's cues and return the best one."""
         text = " ".join(query.lower().split())
         scored = {

@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations.config import SARGConfig
-from sarg_integrations.direction import CueWordDirectionClassifier, DirectionClassifier
+from sarg_integrations.direction import CueWordDirectionClassifier, DirectionPredictor
 from sarg_integrations.documents import DocumentLike, coerce_documents, validate_query
 from sarg_integrations.embedding import (
     CachedEmbedder,
@@ -113,7 +113,7 @@ class SARGPipeline:
         embedder: An :class:`~sarg_integrations.embedding.Embedder`; default the
             embedded all-MiniLM-L6-v2. Wrapped in a cache so each text is encoded once.
         direction_classifier: A
-            :class:`~sarg_integrations.direction.DirectionClassifier`; default the
+            :class:`~sarg_integrations.direction.DirectionPredictor`; default the
             cue-word classifier. Ignored when ``config.direction`` is set.
         keyphrase_extractor: A :class:`~sarg_integrations.matching.KeyphraseExtractor`;
             default KeyBERT over the pipeline's embedder.
@@ -153,7 +153,7 @@ class SARGPipeline:
         *,
         extractor: TripleExtractor | None = None,
         embedder: Embedder | None = None,
-        direction_classifier: DirectionClassifier | None = None,
+        direction_classifier: DirectionPredictor | None = None,
         keyphrase_extractor: KeyphraseExtractor | None = None,
         prompt_template: PromptTemplate | None = None,
     ) -> None:
@@ -165,9 +165,9 @@ class SARGPipeline:
         _require(embedder, "embed", "embedder", "pass an object with embed(texts) -> array")
         _require(
             direction_classifier,
-            "predict",
+            "predict_direction",
             "direction_classifier",
-            "pass an object with predict(query) -> DirectionPrediction",
+            "pass an object with predict_direction(query, query_embedding=None) -> DirectionPrediction",
         )
         _require(
             keyphrase_extractor,
@@ -392,7 +392,7 @@ class SARGPipeline:
             )
 
         with stages("direction") as summary:
-            direction = self._direction(query)
+            direction = self._direction(query, query_vec[0] if len(query_vec) else None)
             summary.update(
                 direction=direction.direction.value,
                 confidence=direction.confidence,
@@ -493,15 +493,15 @@ class SARGPipeline:
             config=cfg.to_dict(),
         )
 
-    def _direction(self, query: str) -> DirectionPrediction:
+    def _direction(self, query: str, query_embedding: Any) -> DirectionPrediction:
         if self.config.direction is not None:
             from sarg_integrations.direction import FixedDirection
 
-            return FixedDirection(self.config.direction).predict(query)
-        prediction = self.direction_classifier.predict(query)
+            return FixedDirection(self.config.direction).predict_direction(query)
+        prediction = self.direction_classifier.predict_direction(query, query_embedding)
         if not isinstance(prediction, DirectionPrediction):
             msg = (
-                f"direction_classifier.predict returned {type(prediction).__name__}; "
+                f"direction_classifier.predict_direction returned {type(prediction).__name__}; "
                 "it must return a DirectionPrediction"
             )
             raise ConfigError(msg, field="direction_classifier", value=self.direction_classifier)

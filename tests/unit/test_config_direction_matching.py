@@ -63,7 +63,7 @@ def test_config_defaults_follow_the_paper_and_replace_validates():
     ],
 )
 def test_cue_word_classifier(query, direction):
-    prediction = CueWordDirectionClassifier().predict(query)
+    prediction = CueWordDirectionClassifier().predict_direction(query)
     assert prediction.direction.value == direction
     assert prediction.method == "cue-words"
     assert abs(sum(prediction.scores.values()) - 1.0) < 1e-3
@@ -71,7 +71,17 @@ def test_cue_word_classifier(query, direction):
 
 
 def test_fixed_direction():
-    assert FixedDirection("forward").predict("why?").direction is Direction.FORWARD
+    assert FixedDirection("forward").predict_direction("why?").direction is Direction.FORWARD
+    assert FixedDirection("forward").predict_proba(["why?"]) == [{"forward": 1.0, "backward": 0.0, "bidirectional": 0.0}]
+
+
+def test_batch_api_checks_its_input():
+    clf = CueWordDirectionClassifier()
+    assert clf.predict(["Why did prices rise?", "What happens if rates rise?"]) == ["backward", "forward"]
+    with pytest.raises(InputError, match="wrap it in a list"):
+        clf.predict("Why?")
+    with pytest.raises(InputError, match=r"queries\[1\] must be a string"):
+        clf.predict_proba(["Why?", 3])
 
 
 def test_match_entry_nodes_threshold_is_strict_and_sorted():

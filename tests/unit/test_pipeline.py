@@ -184,7 +184,7 @@ def test_config_type_is_checked():
 
 
 class WrongClassifier:
-    def predict(self, query):
+    def predict_direction(self, query, query_embedding=None):
         return "forward"
 
 
@@ -221,13 +221,18 @@ def test_arun_matches_run_and_extracts_concurrently():
 
 def test_classifier_prediction_is_used():
     class Backward:
-        def predict(self, query):
+        seen = None
+
+        def predict_direction(self, query, query_embedding=None):
+            Backward.seen = query_embedding
             return DirectionPrediction(Direction.BACKWARD, 0.9, {}, "test")
 
     keyphrases = FixedKeyphrases("food shortage")
     result = make(direction_classifier=Backward(), keyphrase_extractor=keyphrases).run("Why food shortage?", STORY)
     assert result.chains[0].nodes == ("food shortage", "crop damage", "river flooding", "Heavy rain")
     assert all(not hop.forward for hop in result.chains[0].hops)
+    # The classifier received the query vector the pipeline computed for matching.
+    assert Backward.seen is not None and Backward.seen.shape == (64,)
 
 
 class ReportingExtractor:

@@ -107,3 +107,16 @@ def test_every_advertised_extra_exists_in_pyproject() -> None:
     # The extras install what the adapters import.
     assert any(dep.startswith("langchain-core") for dep in extras["langchain"])
     assert any(dep.startswith("llama-index-core") for dep in extras["llama-index"])
+
+
+def test_doctest_collection_skips_adapters_when_frameworks_are_missing(tmp_path: Path) -> None:
+    # sitecustomize runs the blocker before pytest starts: a core-only environment.
+    (tmp_path / "sitecustomize.py").write_text(BLOCKER)
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "sarg_integrations"],
+        capture_output=True, text=True, cwd=REPO, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "sarg_integrations/langchain" not in proc.stdout
+    assert "sarg_integrations/pipeline.py" in proc.stdout

@@ -34,6 +34,7 @@ __all__ = [
     "evidence_metadata",
     "result_summary",
     "unique_ids",
+    "wrap_extractor",
 ]
 
 CHAINS_ID = "sarg-reasoning-chains"
@@ -45,8 +46,16 @@ _DEFAULTS = SARGConfig()
 _CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(SARGConfig))
 # pydantic reserves ``schema`` (BaseModel.schema), so the field is ``triple_schema``;
 # ``schema=`` is still accepted as a keyword, like SARGConfig's own name.
-_FIELD_FOR_CONFIG = {name: ("triple_schema" if name == "schema" else name) for name in _CONFIG_FIELDS}
-_COMPONENTS = ("extractor", "embedder", "direction_classifier", "keyphrase_extractor", "prompt_template")
+_FIELD_FOR_CONFIG = {
+    name: ("triple_schema" if name == "schema" else name) for name in _CONFIG_FIELDS
+}
+_COMPONENTS = (
+    "extractor",
+    "embedder",
+    "direction_classifier",
+    "keyphrase_extractor",
+    "prompt_template",
+)
 
 
 class SARGSettings(BaseModel):
@@ -115,9 +124,11 @@ class SARGSettings(BaseModel):
 
     _sarg_pipeline: SARGPipeline | None = PrivateAttr(default=None)
 
-    # Per framework: turn its objects (embeddings, LLMs) into SARG collaborators.
-    # Called as wrapper(value, settings) before the pipeline is built.
-    _sarg_wrappers: ClassVar[dict[str, Callable[[Any, Mapping[str, Any]], Any]]] = {}
+    # Turn framework objects (embeddings, LLMs) into SARG collaborators; each framework
+    # adds its embeddings wrapper. Called as wrapper(value, settings) before the build.
+    _sarg_wrappers: ClassVar[dict[str, Callable[[Any, Mapping[str, Any]], Any]]] = {
+        "extractor": lambda extractor, settings: wrap_extractor(extractor, settings),
+    }
 
     def __init__(self, **data: Any) -> None:
         data = _normalize(type(self), data)
@@ -151,13 +162,26 @@ def _normalize(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def wrap_extractor(extractor: Any, settings: Mapping[str, Any]) -> Any:
+    """A LangChain or LlamaIndex language model becomes an ``LLMTripleExtractor``.
+
+    Its prompt follows the configured schema; anything with ``extract`` is kept as is
+    (and anything else is left for ``SARGPipeline`` to reject with a clear error).
+    """
+    if callable(getattr(extractor, "extract", None)):
+        return extractor
+    from sarg_integrations.llm.models import is_framework_model
+
+    if is_framework_model(extractor):
+        from sarg_integrations.llm import LLMTripleExtractor
+
+        return LLMTripleExtractor(extractor, prompt=settings.get("triple_schema", "reasoning"))
+    return extractor
+
+
 def _build_pipeline(cls: type[SARGSettings], data: Mapping[str, Any]) -> SARGPipeline:
     owner = cls.__name__
-    settings = {
-        name: data[field]
-        for name, field in _FIELD_FOR_CONFIG.items()
-        if field in data
-    }
+    settings = {name: data[field] for name, field in _FIELD_FOR_CONFIG.items() if field in data}
     wrappers = cls._sarg_wrappers
     components = {
         name: wrappers[name](data[name], data) if name in wrappers else data[name]
@@ -184,13 +208,10 @@ def _build_pipeline(cls: type[SARGSettings], data: Mapping[str, Any]) -> SARGPip
             raise ConfigError(msg, field=given[0], value=data.get(given[0]))
         return pipeline
     try:
-        config = SARGConfig(**settings)
+        return SARGPipeline(SARGConfig(**settings), **components)
     except ConfigError as exc:
-        raise ConfigError(f"{owner}: {exc}", field=exc.field, value=exc.value) from None
-    try:
-        return SARGPipeline(config, **components)
-    except ConfigError as exc:
-        raise ConfigError(f"{owner}: {exc}", field=exc.field, value=exc.value) from None
+        msg = f"{owner}: {exc}"  # name the adapter the bad setting was given to
+        raise ConfigError(msg, field=exc.field, value=exc.value) from None
 
 
 def unique_ids(candidates: Sequence[str | None]) -> list[str]:

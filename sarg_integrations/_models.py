@@ -113,7 +113,10 @@ def load_sentence_transformer(path: str | None = None, device: str = "cpu") -> A
         ) from exc
     model_path = Path(path) if path else minilm_model_dir()
     if not model_path.is_dir():
-        msg = f"model path {str(model_path)!r} is not a folder; pass a local sentence-transformers model folder"
+        msg = (
+            f"model path {str(model_path)!r} is not a folder; "
+            "pass a local sentence-transformers model folder"
+        )
         raise ModelLoadError(msg)
     try:
         # Keep the loading chatter (progress bars, notices) off the user's terminal.

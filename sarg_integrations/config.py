@@ -116,8 +116,10 @@ class SARGConfig:
 
     def _check_unit_float(self, name: str, *, low: float) -> None:
         value = getattr(self, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            low <= value <= 1.0
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not (low <= value <= 1.0)
         ):
             msg = f"{name}={value!r} must be a number between {low} and 1.0 (a cosine similarity)"
             raise ConfigError(msg, field=name, value=value)

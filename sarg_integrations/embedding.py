@@ -84,8 +84,9 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         """The embedding size."""
-        get_dim = getattr(self.model, "get_embedding_dimension", None) or getattr(
-            self.model, "get_sentence_embedding_dimension"
+        get_dim = (
+            getattr(self.model, "get_embedding_dimension", None)
+            or self.model.get_sentence_embedding_dimension
         )
         return int(get_dim())
 

@@ -133,10 +133,7 @@ def _may_merge(a: str, b: str) -> bool:
         return False
     if bool(wa & _NEGATIONS) != bool(wb & _NEGATIONS):
         return False
-    for x, y in _ANTONYMS:
-        if (x in wa and y in wb) or (y in wa and x in wb):
-            return False
-    return True
+    return not any((x in wa and y in wb) or (y in wa and x in wb) for x, y in _ANTONYMS)
 
 
 _PREPOSITIONS = frozenset(
@@ -189,7 +186,9 @@ def _cluster_name(forms: Counter[str]) -> str:
     Example:
         >>> _cluster_name(Counter({"rate hikes": 1, "interest rate hikes": 1}))
         'interest rate hikes'
-        >>> _cluster_name(Counter({"deficiency of glucocerebrosidase": 1, "glucocerebrosidase deficiency": 1}))
+        >>> _cluster_name(
+        ...     Counter({"deficiency of glucocerebrosidase": 1, "glucocerebrosidase deficiency": 1})
+        ... )
         'glucocerebrosidase deficiency'
     """
     words = {f: _content_words(f) for f in forms}

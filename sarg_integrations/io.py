@@ -91,8 +91,7 @@ def _read_text(path: Path) -> str:
         data = path.read_bytes()
     except PermissionError:
         msg = (
-            f"{label} cannot be read (permission denied); fix its permissions "
-            "or pass another path"
+            f"{label} cannot be read (permission denied); fix its permissions or pass another path"
         )
         raise DocumentLoadError(msg, path=label) from None
     except OSError as exc:
@@ -144,7 +143,7 @@ def _parse_jsonl(text: str, path: str, stem: str) -> list[tuple[SourceDocument, 
         if not isinstance(doc_text, str):
             msg = (
                 f'{path}, line {line_no}: "text" must be a string, got a JSON '
-                f'{_json_type(doc_text)} {_preview(json.dumps(doc_text))}; put the document text '
+                f"{_json_type(doc_text)} {_preview(json.dumps(doc_text))}; put the document text "
                 "in one string"
             )
             raise DocumentLoadError(msg, path=path, line=line_no)

@@ -10,6 +10,7 @@ are reproducible.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -168,7 +169,7 @@ def chain_from_nodes(
     """
     direction = Direction.parse(direction)
     hops = []
-    for source, target in zip(nodes, nodes[1:]):
+    for source, target in itertools.pairwise(nodes):
         forward_ok = direction is not Direction.BACKWARD and graph.has_edge(source, target)
         backward_ok = direction is not Direction.FORWARD and graph.has_edge(target, source)
         if not (forward_ok or backward_ok):

@@ -16,7 +16,7 @@ from sarg_integrations._adapters import (
     unique_ids,
 )
 from sarg_integrations.documents import validate_query
-from sarg_integrations.errors import ConfigError, InputError
+from sarg_integrations.errors import InputError
 from sarg_integrations.langchain._tracing import CallbackStageObserver
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.prompting import serialize_chains
@@ -42,31 +42,12 @@ def _wrap_embedder(embedder: Any, settings: Mapping[str, Any]) -> Any:
     return embedder  # SARGPipeline raises a ConfigError naming the argument
 
 
-def _wrap_extractor(extractor: Any, settings: Mapping[str, Any]) -> Any:
-    if callable(getattr(extractor, "extract", None)):
-        return extractor
-    from langchain_core.language_models import BaseLanguageModel
-
-    if isinstance(extractor, BaseLanguageModel):
-        try:
-            from sarg_integrations.llm import LLMTripleExtractor
-        except ImportError:
-            msg = (
-                f"extractor={extractor!r} is a LangChain model, but this installation has no "
-                "LLM triple extractor (sarg_integrations.llm); pass a TripleExtractor instead"
-            )
-            raise ConfigError(msg, field="extractor", value=extractor) from None
-        # The LLM extractor's prompt follows the configured schema.
-        return LLMTripleExtractor(extractor, prompt=settings.get("triple_schema", "reasoning"))
-    return extractor
-
-
 class LangChainSARGSettings(SARGSettings):
     """SARG settings that also accept LangChain ``Embeddings`` (and models) as collaborators."""
 
     _sarg_wrappers: ClassVar[dict[str, Any]] = {
+        **SARGSettings._sarg_wrappers,
         "embedder": _wrap_embedder,
-        "extractor": _wrap_extractor,
     }
 
 
@@ -82,7 +63,8 @@ def to_sources(
         InputError: ``documents`` is not a list of ``Document`` objects.
     """
     if isinstance(documents, (str, bytes, Mapping, Document)):
-        msg = f"{argument} must be a list of Document objects, got a single {type(documents).__name__}"
+        kind = type(documents).__name__
+        msg = f"{argument} must be a list of Document objects, got a single {kind}"
         raise InputError(msg, argument=argument, value=documents)
     try:
         docs = list(documents)
@@ -144,7 +126,7 @@ def parse_input(value: Any, owner: str) -> tuple[str, Any]:
         missing = "query" if query is None else "documents"
         msg = (
             f"{owner} input has no {missing!r} key (keys: {sorted(map(str, value))}); "
-            f"pass {shape} (\"question\" is accepted for \"query\")"
+            f'pass {shape} ("question" is accepted for "query")'
         )
         raise InputError(msg, argument=missing, value=value)
     return query, value["documents"]

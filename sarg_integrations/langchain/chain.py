@@ -110,7 +110,9 @@ def _as_runnable(value: Any, argument: str, hint: str) -> Runnable[Any, Any]:
         return value
     if callable(value):
         return RunnableLambda(value)
-    msg = f"{argument}={value!r} is not a runnable or callable; pass a LangChain {argument} ({hint})"
+    msg = (
+        f"{argument}={value!r} is not a runnable or callable; pass a LangChain {argument} ({hint})"
+    )
     raise ConfigError(msg, field=argument, value=value)
 
 

@@ -15,7 +15,7 @@ from sarg_integrations._adapters import (
     unique_ids,
 )
 from sarg_integrations.documents import validate_query
-from sarg_integrations.errors import ConfigError, InputError
+from sarg_integrations.errors import InputError
 from sarg_integrations.llama_index._tracing import InstrumentationStageObserver
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.prompting import serialize_chains
@@ -44,31 +44,12 @@ def _wrap_embedder(embedder: Any, settings: Mapping[str, Any]) -> Any:
     return embedder  # SARGPipeline raises a ConfigError naming the argument
 
 
-def _wrap_extractor(extractor: Any, settings: Mapping[str, Any]) -> Any:
-    if callable(getattr(extractor, "extract", None)):
-        return extractor
-    from llama_index.core.base.llms.base import BaseLLM
-
-    if isinstance(extractor, BaseLLM):
-        try:
-            from sarg_integrations.llm import LLMTripleExtractor
-        except ImportError:
-            msg = (
-                f"extractor={extractor!r} is a LlamaIndex LLM, but this installation has no "
-                "LLM triple extractor (sarg_integrations.llm); pass a TripleExtractor instead"
-            )
-            raise ConfigError(msg, field="extractor", value=extractor) from None
-        # The LLM extractor's prompt follows the configured schema.
-        return LLMTripleExtractor(extractor, prompt=settings.get("triple_schema", "reasoning"))
-    return extractor
-
-
 class LlamaIndexSARGSettings(SARGSettings):
     """SARG settings that also accept LlamaIndex ``BaseEmbedding`` (and LLMs) as collaborators."""
 
     _sarg_wrappers: ClassVar[dict[str, Any]] = {
+        **SARGSettings._sarg_wrappers,
         "embedder": _wrap_embedder,
-        "extractor": _wrap_extractor,
     }
 
 
@@ -96,7 +77,9 @@ def to_sources(
             raise InputError(msg, argument=f"{argument}[{index}]", value=item)
     ids = unique_ids([n.node.node_id for n in items])
     sources = [
-        SourceDocument(i, n.node.get_content(metadata_mode=MetadataMode.NONE), dict(n.node.metadata))
+        SourceDocument(
+            i, n.node.get_content(metadata_mode=MetadataMode.NONE), dict(n.node.metadata)
+        )
         for i, n in zip(ids, items)
     ]
     return sources, dict(zip(ids, items))
@@ -118,7 +101,9 @@ def chains_node(result: SARGResult) -> NodeWithScore:
     return NodeWithScore(node=node, score=float(result.chains[0].score) if result.chains else None)
 
 
-def evidence_nodes(result: SARGResult, originals: Mapping[str, NodeWithScore]) -> list[NodeWithScore]:
+def evidence_nodes(
+    result: SARGResult, originals: Mapping[str, NodeWithScore]
+) -> list[NodeWithScore]:
     """New copies of the nodes behind the kept chains (all nodes on fallback), same scores."""
     out = []
     for rank, passage in enumerate(result.evidence):
@@ -130,9 +115,7 @@ def evidence_nodes(result: SARGResult, originals: Mapping[str, NodeWithScore]) -
                     _HIDDEN: evidence_metadata(result, passage, rank),
                 },
                 "excluded_llm_metadata_keys": _hidden(original.node.excluded_llm_metadata_keys),
-                "excluded_embed_metadata_keys": _hidden(
-                    original.node.excluded_embed_metadata_keys
-                ),
+                "excluded_embed_metadata_keys": _hidden(original.node.excluded_embed_metadata_keys),
             }
         )
         if passage.text != original.node.get_content(metadata_mode=MetadataMode.NONE):

@@ -7,7 +7,11 @@ from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.llms.base import BaseLLM
-from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
+from llama_index.core.base.response.schema import (
+    AsyncStreamingResponse,
+    Response,
+    StreamingResponse,
+)
 from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.query_engine import CustomQueryEngine
@@ -143,9 +147,7 @@ class SARGQueryEngine(LlamaIndexSARGSettings, CustomQueryEngine):
         prompt, sources, metadata = self._context(query, result, originals)
         if self.streaming:
             stream = await self.llm.astream_complete(prompt)
-            return AsyncStreamingResponse(
-                _adeltas(stream), source_nodes=sources, metadata=metadata
-            )
+            return AsyncStreamingResponse(_adeltas(stream), source_nodes=sources, metadata=metadata)
         answer = (await self.llm.acomplete(prompt)).text
         return Response(answer, source_nodes=sources, metadata=metadata)
 
@@ -154,8 +156,13 @@ class SARGQueryEngine(LlamaIndexSARGSettings, CustomQueryEngine):
     ) -> tuple[str, list[NodeWithScore], dict[str, Any]]:
         if result is None:
             prompt = empty_prompt(self.sarg_pipeline, query)
-            summary = {"query": query, "fallback": True, "fallback_reason": NO_DOCUMENTS,
-                       "chains": [], "prompt": prompt}
+            summary = {
+                "query": query,
+                "fallback": True,
+                "fallback_reason": NO_DOCUMENTS,
+                "chains": [],
+                "prompt": prompt,
+            }
             return prompt, [], {"sarg": summary, "sarg_result": None}
         timings = {k: v for k, v in result.stats.items() if k.startswith("time_")}
         summary = {**result_summary(result), "prompt": result.prompt, "timings_ms": timings}

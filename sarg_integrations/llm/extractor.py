@@ -385,7 +385,8 @@ class LLMTripleExtractor:
         cache = type(self.cache).__name__ if self.cache is not None else None
         return (
             f"LLMTripleExtractor(model={self.model_identity!r}, "
-            f"prompt={self.prompt.fingerprint!r}, cache={cache}, max_concurrency={self.max_concurrency})"
+            f"prompt={self.prompt.fingerprint!r}, cache={cache}, "
+            f"max_concurrency={self.max_concurrency})"
         )
 
     @property

@@ -456,7 +456,9 @@ def canonical_direction(
 
     Example:
         >>> canonical_direction("insulin production", "requires", "beta cells")
-        ('beta cells', 'is required for', 'insulin production', <RelationType.PROCEDURAL: 'procedural'>)
+        ... # doctest: +NORMALIZE_WHITESPACE
+        ('beta cells', 'is required for', 'insulin production',
+         <RelationType.PROCEDURAL: 'procedural'>)
     """
     rel = " ".join(relation.lower().split())
     for pattern, canonical, kind in _REVERSED:

@@ -279,6 +279,16 @@ def _is_llama_index(obj: Any) -> bool:
     )
 
 
+def is_framework_model(obj: Any) -> bool:
+    """Whether ``obj`` is a LangChain language model or a LlamaIndex LLM (by duck typing).
+
+    Example:
+        >>> is_framework_model(lambda prompt: "[]")
+        False
+    """
+    return _is_langchain(obj) or _is_llama_index(obj)
+
+
 def as_completion_model(
     obj: Any,
     *,

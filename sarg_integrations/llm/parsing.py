@@ -137,7 +137,9 @@ def parse_answer(text: str | None, data: Any = None) -> ParsedAnswer:
     Example:
         >>> parse_answer('```json\n[{"cause": "rain", "relation": "causes", '
         ...              '"effect": "flood", "evidence": "Rain causes flood.",}]\n```').items
-        [{'cause': 'rain', 'relation': 'causes', 'effect': 'flood', 'relation_type': None, 'evidence': 'Rain causes flood.'}]
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [{'cause': 'rain', 'relation': 'causes', 'effect': 'flood', 'relation_type': None,
+          'evidence': 'Rain causes flood.'}]
     """
     if data is not None:
         items = _coerce(data)

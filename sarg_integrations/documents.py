@@ -31,6 +31,9 @@ def validate_query(query: Any) -> str:
 
 def _from_mapping(item: Mapping[str, Any], index: int) -> SourceDocument:
     text = item.get("text", item.get("page_content"))
+    if text is None and ("text" in item or "page_content" in item):
+        msg = f"documents[{index}]['text'] is None; give the document its text as a string"
+        raise InputError(msg, argument=f"documents[{index}]", value=item)
     if text is None:
         msg = (
             f"documents[{index}] has no 'text' key (keys: {sorted(map(str, item))}); "

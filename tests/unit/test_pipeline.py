@@ -140,6 +140,7 @@ def test_empty_documents_are_skipped_with_a_reason():
         ("q", "just a string", "wrap it in a list"),
         ("q", [{"id": "a"}], r"documents\[0\] has no 'text' key"),
         ("q", [{"id": "a", "text": 3}], r"documents\[0\]\['text'\] must be a string"),
+        ("q", [{"id": "a", "text": None}], r"documents\[0\]\['text'\] is None"),
         ("q", [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}], r"documents\[0\] and documents\[1\] share the id 'a'"),
         ("q", [42], r"documents\[0\] is a int"),
         ("q", [{"id": "a", "text": "x", "metadata": "oops"}], r"documents\[0\]\['metadata'\] must be a dict"),

@@ -141,10 +141,23 @@ _PREPOSITIONS = frozenset(
 )
 
 
+def _head(words: list[str]) -> str:
+    """The head word of an English noun phrase: the last word before a preposition.
+
+    Example:
+        >>> _head("timely treatment of diabetic ketoacidosis".split()), _head(["rate", "hike"])
+        ('treatment', 'hike')
+    """
+    for i, word in enumerate(words[1:], start=1):
+        if word in _PREPOSITIONS:
+            return words[i - 1]
+    return words[-1]
+
+
 def _is_head_subphrase(a: str, b: str) -> bool:
     """Whether one phrase is the other minus modifiers, keeping the same head word.
 
-    Either both end in the same head and one's words are a subset of the other's
+    Either both have the same head and one's words are a subset of the other's
     ("rate hike" / "interest rate hike"), or the longer one is the shorter one followed
     by a prepositional phrase ("crop failure" / "crop failure in the region").
 
@@ -155,6 +168,8 @@ def _is_head_subphrase(a: str, b: str) -> bool:
         True
         >>> _is_head_subphrase("insulin", "insulin production")
         False
+        >>> _is_head_subphrase("diabetic ketoacidosis", "timely treatment of diabetic ketoacidosis")
+        False
     """
     wa, wb = a.split(), b.split()
     if not wa or not wb or wa == wb:
@@ -162,7 +177,7 @@ def _is_head_subphrase(a: str, b: str) -> bool:
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if long[: len(short)] == short and long[len(short)] in _PREPOSITIONS:
         return True
-    return wa[-1] == wb[-1] and (set(wa) <= set(wb) or set(wb) <= set(wa))
+    return _head(wa) == _head(wb) and (set(wa) <= set(wb) or set(wb) <= set(wa))
 
 
 def _canonical_surface(forms: Counter[str]) -> str:

@@ -146,3 +146,11 @@ def test_prepositional_tail_counts_as_the_same_head():
         ["crop failure", "crop failure", "crop failure in the region"], embedder=TableEmbedder(table), merge_threshold=0.88
     )
     assert node_of["crop failure in the region"] == "crop failure"
+
+
+def test_the_object_of_a_prepositional_phrase_is_not_the_head():
+    # "timely treatment of diabetic ketoacidosis" is a treatment, not a ketoacidosis: no
+    # sub-phrase margin, so a cosine below the threshold keeps them apart.
+    table = {"timely treatment of diabetic ketoacidosis": _unit(0), "diabetic ketoacidosis": _unit(32)}  # 0.848
+    node_of, _ = resolve_entities(list(table), embedder=TableEmbedder(table), merge_threshold=0.88)
+    assert node_of["diabetic ketoacidosis"] == "diabetic ketoacidosis"

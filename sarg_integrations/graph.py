@@ -206,6 +206,8 @@ def _cluster_name(forms: Counter[str]) -> str:
         ... )
         'glucocerebrosidase deficiency'
     """
+    if len(forms) == 1:
+        return next(iter(forms))
     words = {f: _content_words(f) for f in forms}
 
     def specificity(form: str) -> int:
@@ -289,8 +291,9 @@ def resolve_entities(
         )
         for key, sim in merged
     ]
+    key_of = {surface: key for key, forms in by_key.items() for surface in forms}
     for surface, node in sorted(node_of.items()):
-        if surface != node and normalize_phrase(surface) == normalize_phrase(node):
+        if surface != node and key_of[surface] == key_of[node]:
             records.append(MergeRecord(node, surface, "normalized", 1.0))
     return node_of, records
 

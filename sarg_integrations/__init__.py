@@ -48,6 +48,8 @@ _EXPORTS = {
     "BaseDirectionClassifier": "sarg_integrations.direction",
     "CueWordDirectionClassifier": "sarg_integrations.direction",
     "FixedDirection": "sarg_integrations.direction",
+    "DirectionClassifier": "sarg_integrations.direction_model",
+    "LLMDirectionTeacher": "sarg_integrations.direction_model",
     "KeyphraseExtractor": "sarg_integrations.matching",
     "SARGError": "sarg_integrations.errors",
     "ConfigError": "sarg_integrations.errors",
@@ -69,6 +71,7 @@ if TYPE_CHECKING:
         DirectionPredictor,
         FixedDirection,
     )
+    from sarg_integrations.direction_model import DirectionClassifier, LLMDirectionTeacher
     from sarg_integrations.embedding import Embedder, SentenceTransformerEmbedder
     from sarg_integrations.errors import (
         ConfigError,

@@ -109,6 +109,19 @@ def _build_parser() -> argparse.ArgumentParser:
         ),
     )
     out.add_argument("--show-prompt", action="store_true", help="print the compiled prompt")
+    out.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write an interactive, self-contained HTML page of the reasoning graph",
+    )
+    out.add_argument(
+        "--png",
+        metavar="OUT.png",
+        help=(
+            "also write a static picture of the reasoning graph (.png, or .svg by suffix; "
+            'needs matplotlib: pip install "sarg-integrations[viz]")'
+        ),
+    )
     out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     tuning = common.add_argument_group("SARG settings (defaults follow the paper)")
     tuning.add_argument(
@@ -199,7 +212,179 @@ def _build_parser() -> argparse.ArgumentParser:
         help="the question to ask (default: the first demo question)",
     )
     demo.set_defaults(handler=_cmd_demo)
+    _add_direction_commands(sub)
+    _add_eval_command(sub)
     return parser
+
+
+def _add_eval_command(sub: Any) -> None:
+    """The ``eval`` subcommand; its logic lives in ``sarg_integrations.evaluation.cli``."""
+    from sarg_integrations.evaluation.cli import add_eval_arguments
+
+    evaluate = sub.add_parser(
+        "eval",
+        help="evaluate SARG against flat RAG on multi-hop QA data",
+        description=(
+            "Run Direct, flat RAG, flat top-k, LongContextReorder, CoT-RAG and SARG (plus "
+            "ablations and beam/top-K sweeps) on HotpotQA, MuSiQue or 2WikiMultiHopQA; write "
+            "per-question records (resumable), a JSON summary, Markdown tables and plots."
+        ),
+    )
+    add_eval_arguments(evaluate, positive_int=_positive_int)
+    evaluate.set_defaults(handler=_cmd_eval)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from sarg_integrations.evaluation.cli import cli_eval
+
+    with _quiet_models():
+        return cli_eval(args)
+
+
+def _add_direction_commands(sub: Any) -> None:
+    """The direction-classifier subcommands; their logic lives in ``direction_model``."""
+    from sarg_integrations.direction_model import DEFAULT_MARGIN
+
+    def margin(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not 0.0 <= value <= 1.0:
+            msg = f"invalid margin {text!r}: expected a number in [0, 1], e.g. {DEFAULT_MARGIN}"
+            raise argparse.ArgumentTypeError(msg)
+        return value
+
+    direction = sub.add_parser(
+        "direction",
+        help="predict the traversal direction of queries",
+        description=(
+            "Print each query's direction (forward/backward/bidirectional) and class "
+            "probabilities."
+        ),
+    )
+    direction.add_argument(
+        "queries", nargs="+", type=_non_empty, metavar="QUERY", help="the question(s)"
+    )
+    direction.add_argument(
+        "--json",
+        action="store_true",
+        help='print a JSON list of {"query", "label", "probabilities"}',
+    )
+    direction.add_argument(
+        "--model", metavar="PATH", help="a trained classifier (default: the packaged one)"
+    )
+    direction.add_argument(
+        "--margin", type=margin, metavar="M", help="fallback margin in [0, 1] (default: model's)"
+    )
+    direction.set_defaults(handler=_cmd_direction)
+
+    train = sub.add_parser(
+        "train-direction",
+        help="train the direction classifier (SetFit)",
+        description=(
+            "Train the direction classifier the SetFit way: optionally fine-tune the body on "
+            "contrastive pairs (CosineSimilarityLoss), then fit a logistic-regression head; "
+            "print test accuracy and a per-class report; save the model."
+        ),
+    )
+    train.add_argument(
+        "--data", metavar="FILE", help="JSONL with query, label, split (default: the packaged data)"
+    )
+    train.add_argument(
+        "--base-model",
+        metavar="PATH",
+        help="local sentence-transformers folder (default: embedded all-MiniLM-L6-v2)",
+    )
+    train.add_argument("--out", metavar="DIR", help="folder to save the classifier to")
+    train.add_argument(
+        "--pairs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="contrastive pairs to fine-tune the body on (0 = frozen body, default)",
+    )
+    train.add_argument(
+        "--epochs", type=_positive_int, default=1, metavar="N", help="epochs over pairs (default 1)"
+    )
+    train.add_argument(
+        "--batch-size", type=_positive_int, default=16, metavar="N", help="pairs/step (default 16)"
+    )
+    train.add_argument(
+        "--lr", type=float, default=2e-5, metavar="LR", help="body learning rate (default 2e-5)"
+    )
+    train.add_argument(
+        "--ngram-buckets",
+        type=int,
+        default=0,
+        metavar="N",
+        help="hashed word n-gram features added to the head (default 0; the shipped head: 1024)",
+    )
+    train.add_argument(
+        "--margin",
+        type=margin,
+        default=DEFAULT_MARGIN,
+        metavar="M",
+        help=f"fallback margin saved with the model (default {DEFAULT_MARGIN})",
+    )
+    train.add_argument(
+        "--max-train", type=_positive_int, metavar="N", help="use at most N training queries"
+    )
+    train.add_argument(
+        "--eval-split",
+        choices=("test", "validation"),
+        default="test",
+        help="split to report on (default test)",
+    )
+    train.set_defaults(handler=_cmd_train_direction)
+
+    distill = sub.add_parser(
+        "distill-direction",
+        help="label your queries with an LLM teacher",
+        description="Label queries with an LLM (the teacher) to retrain the student on your data.",
+    )
+    distill.add_argument(
+        "--llm",
+        required=True,
+        metavar="SPEC",
+        help="LangChain chat model PROVIDER:MODEL, e.g. openai:gpt-4o-mini",
+    )
+    distill.add_argument(
+        "--queries",
+        required=True,
+        metavar="FILE",
+        help=".txt (one query per line) or .jsonl ('query'/'question' per line)",
+    )
+    distill.add_argument(
+        "--out", required=True, metavar="FILE", help="JSONL to write (query, label, split)"
+    )
+    distill.add_argument(
+        "--max-concurrency",
+        type=_positive_int,
+        metavar="N",
+        help="at most N model calls in flight (default 4)",
+    )
+    distill.set_defaults(handler=_cmd_distill_direction)
+
+
+def _cmd_direction(args: argparse.Namespace) -> int:
+    from sarg_integrations.direction_model import cli_direction
+
+    with _quiet_models():
+        return cli_direction(args)
+
+
+def _cmd_train_direction(args: argparse.Namespace) -> int:
+    from sarg_integrations.direction_model import cli_train_direction
+
+    with _quiet_models():
+        return cli_train_direction(args)
+
+
+def _cmd_distill_direction(args: argparse.Namespace) -> int:
+    from sarg_integrations.direction_model import cli_distill_direction
+
+    return cli_distill_direction(args)
 
 
 # --------------------------------------------------------------------------- pipeline
@@ -312,6 +497,7 @@ def _execute(
     args: argparse.Namespace, query: str, documents: list[SourceDocument], header: list[str]
 ) -> int:
     _check_llm_options(args)
+    _check_picture_options(args)
     config = _config_from_args(args, len(documents))
     json_to_stdout = args.json == "-"
     report_stream = sys.stderr if json_to_stdout else sys.stdout
@@ -326,11 +512,43 @@ def _execute(
     lines = [*header, *_report_lines(result, show_prompt=args.show_prompt)]
     if args.json and not json_to_stdout:
         lines.append(f"JSON result written to {args.json}")
+    lines.extend(_write_pictures(args, result))
     _emit(lines, report_stream)
     if json_to_stdout:
         sys.stdout.write(result.to_json() + "\n")
         sys.stdout.flush()
     return 0
+
+
+def _check_picture_options(args: argparse.Namespace) -> None:
+    """Fail before the run on a bad ``--png`` suffix or a missing matplotlib."""
+    from sarg_integrations.errors import InputError, MissingDependencyError
+
+    png = getattr(args, "png", None)
+    if not png:
+        return
+    suffix = os.path.splitext(png)[1].lower()
+    if suffix not in (".png", ".svg"):
+        msg = f"--png {png}: the file name must end in .png or .svg (e.g. graph.png)"
+        raise InputError(msg, argument="--png", value=png)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError(
+            "matplotlib", feature="sarg --png", extra="viz"
+        ) from None
+
+
+def _write_pictures(args: argparse.Namespace, result: SARGResult) -> list[str]:
+    """Write the ``--html`` / ``--png`` files; return the report lines naming them."""
+    lines = []
+    if getattr(args, "html", None):
+        result.to_html(args.html)
+        lines.append(f"HTML page written to {args.html}")
+    if getattr(args, "png", None):
+        result.to_image(args.png)
+        lines.append(f"Picture written to {args.png}")
+    return lines
 
 
 def _write_json(result: SARGResult, path: str) -> None:

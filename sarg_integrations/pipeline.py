@@ -19,7 +19,8 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations.config import SARGConfig
-from sarg_integrations.direction import CueWordDirectionClassifier, DirectionPredictor
+from sarg_integrations.direction import DirectionPredictor
+from sarg_integrations.direction_model import default_direction_classifier
 from sarg_integrations.documents import DocumentLike, coerce_documents, validate_query
 from sarg_integrations.embedding import (
     CachedEmbedder,
@@ -114,7 +115,10 @@ class SARGPipeline:
             embedded all-MiniLM-L6-v2. Wrapped in a cache so each text is encoded once.
         direction_classifier: A
             :class:`~sarg_integrations.direction.DirectionPredictor`; default the
-            cue-word classifier. Ignored when ``config.direction`` is set.
+            packaged :class:`~sarg_integrations.DirectionClassifier` (a head over the
+            shared MiniLM embedding; pass
+            :class:`~sarg_integrations.CueWordDirectionClassifier` for the rule-based
+            fallback). Ignored when ``config.direction`` is set.
         keyphrase_extractor: A :class:`~sarg_integrations.matching.KeyphraseExtractor`;
             default KeyBERT over the pipeline's embedder.
         prompt_template: Overrides the prompt texts.
@@ -139,8 +143,10 @@ class SARGPipeline:
         >>> class Keywords:
         ...     def extract(self, query):
         ...         return ["storm"]
+        >>> from sarg_integrations.direction import CueWordDirectionClassifier
         >>> pipe = SARGPipeline(SARGConfig(similarity_threshold=0.9), extractor=Rules(),
-        ...                     embedder=Letters(), keyphrase_extractor=Keywords())
+        ...                     embedder=Letters(), keyphrase_extractor=Keywords(),
+        ...                     direction_classifier=CueWordDirectionClassifier())
         >>> result = pipe.run("What does a storm lead to?",
         ...                   ["storm causes rain. rain causes flood.", "flood causes damage."])
         >>> result.direction.direction.value, result.chains[0].to_text()
@@ -186,7 +192,7 @@ class SARGPipeline:
         self.embedder = CachedEmbedder(
             embedder or SentenceTransformerEmbedder(), max_size=self.config.embedding_cache_size
         )
-        self.direction_classifier = direction_classifier or CueWordDirectionClassifier()
+        self.direction_classifier = direction_classifier or default_direction_classifier(embedder)
         self.keyphrase_extractor = keyphrase_extractor or KeyBERTKeyphraseExtractor(
             self.embedder, top_n=self.config.max_keyphrases, ngram_max=self.config.keyphrase_ngram_max
         )

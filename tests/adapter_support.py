@@ -7,7 +7,13 @@ from typing import Any
 
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 
-from sarg_integrations import SARGConfig, SARGPipeline, SARGResult, SourceDocument
+from sarg_integrations import (
+    CueWordDirectionClassifier,
+    SARGConfig,
+    SARGPipeline,
+    SARGResult,
+    SourceDocument,
+)
 
 QUERY = "What does heavy rain lead to?"
 # "Why ..." is a backward question; "heavy rain" has no cause in the corpus -> fallback.
@@ -32,6 +38,7 @@ def components() -> dict[str, Any]:
         "extractor": PatternExtractor(),
         "embedder": HashingEmbedder(),
         "keyphrase_extractor": FixedKeyphrases("heavy rain"),
+        "direction_classifier": CueWordDirectionClassifier(),
     }
 
 

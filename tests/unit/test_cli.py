@@ -16,6 +16,7 @@ import pytest
 
 from sarg_integrations import cli
 from sarg_integrations.config import SARGConfig
+from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
@@ -102,6 +103,7 @@ def built(monkeypatch: pytest.MonkeyPatch) -> list[SARGConfig]:
             extractor=FakeExtractor(),
             embedder=BagOfWordsEmbedder(),
             keyphrase_extractor=FakeKeyphrases(),
+            direction_classifier=CueWordDirectionClassifier(),
         )
 
     monkeypatch.setattr(cli, "build_pipeline", fake_build)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
-from sarg_integrations import SARGConfig, SARGPipeline, SourceDocument
+from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.pipeline import NO_CHAINS, NO_TRIPLES
 from sarg_integrations.schema import Direction, DirectionPrediction
@@ -25,6 +25,8 @@ def make(config=None, **kwargs):
     kwargs.setdefault("extractor", PatternExtractor())
     kwargs.setdefault("embedder", HashingEmbedder())
     kwargs.setdefault("keyphrase_extractor", FixedKeyphrases("heavy rain"))
+    # Model-free: the shipped classifier would load MiniLM for a non-MiniLM embedder.
+    kwargs.setdefault("direction_classifier", CueWordDirectionClassifier())
     return SARGPipeline(config or SARGConfig(similarity_threshold=0.6), **kwargs)
 
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
-from sarg_integrations import SARGConfig, SARGPipeline
+from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline
 from sarg_integrations.prompting import render_evidence
 from sarg_integrations.schema import Direction, EvidencePassage
 
@@ -46,6 +46,7 @@ def test_run_invariants(texts, question, cfg, seed_word):
         extractor=PatternExtractor(),
         embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases(seed_word),
+        direction_classifier=CueWordDirectionClassifier(),
     )
     docs = [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)]
     result = pipeline.run(question, docs)

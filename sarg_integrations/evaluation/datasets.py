@@ -1,0 +1,296 @@
+"""Loaders for the multi-hop QA files: HotpotQA (distractor), MuSiQue-Ans, 2WikiMultiHopQA.
+
+Every loader returns :class:`EvalQuestion` records in file order. Each question carries
+its own paragraph set (gold + distractors): that set is the "retrieved" set of the
+paper's gold-document setting. Paragraph ids are the paragraph's position in the
+question's original list (``"0"``, ``"1"``, …), so they stay stable when
+``shuffle_distractors=True`` reorders them; titles and the gold flag live in
+``SourceDocument.metadata`` (``title``, ``is_supporting``).
+
+Supported formats (see ``shared/data/README.md`` §1):
+
+* ``hotpotqa``: the IRCoT-processed JSONL (``question_id``, ``contexts``) and the
+  original HotpotQA JSONL (``_id``, ``context``, ``supporting_facts``); MIGRES's extra
+  ``reranked_ret_res`` field is ignored. Hop count 2; question type from ``type`` when the
+  file has it (the IRCoT format dropped it).
+* ``musique``: MuSiQue-Ans JSONL (``paragraphs`` with ``is_supporting``); hop count and
+  type from the id prefix (``2hop``, ``3hop1``, …).
+* ``2wiki``: 2WikiMultiHopQA as pandas column-oriented JSON (``{field: {row: value}}``),
+  parsed with plain :mod:`json`; hop count = number of distinct supporting titles.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sarg_integrations.errors import InputError
+from sarg_integrations.schema import SourceDocument
+
+__all__ = ["DATASETS", "EvalQuestion", "default_data_path", "load_dataset"]
+
+DATASETS: dict[str, str] = {
+    "hotpotqa": "hotpotqa_dev_distractor_500_ircot_format.jsonl",
+    "musique": "musique_ans_dev_200_migres.jsonl",
+    "2wiki": "2wikimultihopqa_dev_500_tts.pandas_columns.json",
+}
+"""Dataset name → default file name under ``<shared data>/multihop/``."""
+
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class EvalQuestion:
+    """One multi-hop question with its own paragraph set.
+
+    Attributes:
+        id: The dataset's question id.
+        question: The question text.
+        answer: The gold answer.
+        aliases: Other accepted answers (MuSiQue ``answer_aliases``; else empty).
+        paragraphs: The question's paragraphs (gold + distractors) as documents.
+        supporting_ids: Ids of the gold (supporting) paragraphs.
+        hops: The number of reasoning hops, when known.
+        qtype: The question type (``bridge``, ``comparison``, ``3hop1``, …) or ``None``.
+        dataset: The dataset name.
+    """
+
+    id: str
+    question: str
+    answer: str
+    aliases: tuple[str, ...] = ()
+    paragraphs: tuple[SourceDocument, ...] = ()
+    supporting_ids: tuple[str, ...] = ()
+    hops: int | None = None
+    qtype: str | None = None
+    dataset: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """The gold answer followed by its aliases."""
+        return (self.answer, *self.aliases)
+
+
+def default_data_path(dataset: str) -> Path:
+    """Return where the default file of ``dataset`` should be.
+
+    Looks in ``$SARG_SHARED_DATA/multihop/`` when that variable is set, else in
+    ``../shared/data/multihop/`` next to the repository root.
+
+    Raises:
+        InputError: Unknown dataset name (the message lists the valid ones).
+    """
+    _check_name(dataset)
+    base = os.environ.get("SARG_SHARED_DATA")
+    root = Path(base) if base else _REPO_ROOT.parent / "shared" / "data"
+    return root / "multihop" / DATASETS[dataset]
+
+
+def load_dataset(
+    dataset: str,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    limit: int | None = None,
+    shuffle_distractors: bool = False,
+    seed: int = 0,
+) -> list[EvalQuestion]:
+    """Load the first ``limit`` questions of ``dataset``.
+
+    Args:
+        dataset: ``"hotpotqa"``, ``"musique"`` or ``"2wiki"``.
+        path: The data file; default :func:`default_data_path`.
+        limit: Keep the first ``limit`` questions (``None``: all).
+        shuffle_distractors: Shuffle each question's paragraph order (ids kept),
+            deterministically from ``seed`` and the question id.
+        seed: The shuffle seed.
+
+    Raises:
+        InputError: Unknown dataset, missing or malformed file, bad ``limit``.
+    """
+    _check_name(dataset)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        msg = f"limit={limit!r} must be a positive integer or None (all questions)"
+        raise InputError(msg, argument="limit", value=limit)
+    file = Path(path) if path is not None else default_data_path(dataset)
+    if not file.is_file():
+        hint = (
+            "pass --data PATH (data=...) or set SARG_SHARED_DATA to the folder holding multihop/"
+            if path is None
+            else "check the path"
+        )
+        msg = f"{dataset} data file not found: looked at {file}; {hint}"
+        raise InputError(msg, argument="data", value=str(file))
+    parse = {"hotpotqa": _hotpotqa, "musique": _musique, "2wiki": _twowiki}[dataset]
+    questions = []
+    for index, row in enumerate(_rows(file, dataset)):
+        if limit is not None and len(questions) >= limit:
+            break
+        try:
+            question = parse(row)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            msg = (
+                f"{file}: record {index} is not in the {dataset} format "
+                f"({type(exc).__name__}: {exc}); is --dataset right?"
+            )
+            raise InputError(msg, argument="data", value=str(file)) from None
+        if shuffle_distractors:
+            paragraphs = list(question.paragraphs)
+            random.Random(f"{seed}:{question.id}").shuffle(paragraphs)
+            question = _replace(question, paragraphs=tuple(paragraphs))
+        questions.append(question)
+    return questions
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_name(dataset: str) -> None:
+    if dataset not in DATASETS:
+        msg = f"dataset={dataset!r} is not known; use one of: {', '.join(DATASETS)}"
+        raise InputError(msg, argument="dataset", value=dataset)
+
+
+def _replace(question: EvalQuestion, **changes: Any) -> EvalQuestion:
+    import dataclasses
+
+    return dataclasses.replace(question, **changes)
+
+
+def _rows(file: Path, dataset: str) -> Iterable[Mapping[str, Any]]:
+    text = file.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("[") or dataset == "2wiki":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            msg = f"{file}: not valid JSON ({exc.msg} at line {exc.lineno})"
+            raise InputError(msg, argument="data", value=str(file)) from None
+        if isinstance(data, list):
+            return data
+        if isinstance(data, dict):
+            return _columns_to_rows(data, file)
+        msg = f"{file}: expected a JSON list of records or an object of columns"
+        raise InputError(msg, argument="data", value=str(file))
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            msg = f"{file}:{number}: not valid JSON Lines ({exc.msg})"
+            raise InputError(msg, argument="data", value=str(file)) from None
+    return rows
+
+
+def _columns_to_rows(data: Mapping[str, Any], file: Path) -> list[dict[str, Any]]:
+    """Pandas ``orient="columns"`` JSON → rows, ordered by integer row key."""
+    columns = [c for c in data.values() if isinstance(c, Mapping)]
+    if not columns or len(columns) != len(data):
+        msg = f"{file}: expected a JSON object of columns {{field: {{row: value}}}}"
+        raise InputError(msg, argument="data", value=str(file))
+    keys = sorted(
+        next(iter(data.values())),
+        key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)),
+    )
+    return [{name: column.get(key) for name, column in data.items()} for key in keys]
+
+
+def _doc(pid: Any, title: str, text: str, supporting: bool) -> SourceDocument:
+    return SourceDocument(
+        str(pid),
+        re.sub(r"\s{2,}", " ", text).strip(),
+        {"title": title, "is_supporting": supporting},
+    )
+
+
+def _hotpotqa(row: Mapping[str, Any]) -> EvalQuestion:
+    if "contexts" in row:  # IRCoT processed format
+        paragraphs = tuple(
+            _doc(i, c["title"], c["paragraph_text"], bool(c.get("is_supporting")))
+            for i, c in enumerate(row["contexts"])
+        )
+        answers = [s for obj in row["answers_objects"] for s in obj.get("spans", [])]
+        return EvalQuestion(
+            id=str(row["question_id"]),
+            question=row["question_text"],
+            answer=answers[0] if answers else "",
+            aliases=tuple(answers[1:]),
+            paragraphs=paragraphs,
+            supporting_ids=tuple(p.id for p in paragraphs if p.metadata["is_supporting"]),
+            hops=2,
+            qtype=row.get("type"),
+            dataset="hotpotqa",
+        )
+    gold_titles = {title for title, _ in row["supporting_facts"]}
+    paragraphs = tuple(
+        _doc(i, title, "".join(sentences), title in gold_titles)
+        for i, (title, sentences) in enumerate(row["context"])
+    )
+    return EvalQuestion(
+        id=str(row["_id"]),
+        question=row["question"],
+        answer=str(row["answer"]),
+        paragraphs=paragraphs,
+        supporting_ids=tuple(p.id for p in paragraphs if p.metadata["is_supporting"]),
+        hops=2,
+        qtype=row.get("type"),
+        dataset="hotpotqa",
+        extra={"level": row.get("level")},
+    )
+
+
+def _musique(row: Mapping[str, Any]) -> EvalQuestion:
+    paragraphs = tuple(
+        _doc(p.get("idx", i), p["title"], p["paragraph_text"], bool(p.get("is_supporting")))
+        for i, p in enumerate(row["paragraphs"])
+    )
+    qid = str(row["id"])
+    prefix = qid.split("__", 1)[0]
+    match = re.match(r"(\d+)hop", prefix)
+    return EvalQuestion(
+        id=qid,
+        question=row["question"],
+        answer=str(row["answer"]),
+        aliases=tuple(str(a) for a in row.get("answer_aliases") or ()),
+        paragraphs=paragraphs,
+        supporting_ids=tuple(p.id for p in paragraphs if p.metadata["is_supporting"]),
+        hops=int(match.group(1)) if match else None,
+        qtype=prefix if match else None,
+        dataset="musique",
+    )
+
+
+def _twowiki(row: Mapping[str, Any]) -> EvalQuestion:
+    gold_titles = list(dict.fromkeys(title for title, _ in row["supporting_facts"]))
+    paragraphs = tuple(
+        _doc(i, title, " ".join(s.strip() for s in sentences), title in gold_titles)
+        for i, (title, sentences) in enumerate(row["context"])
+    )
+    return EvalQuestion(
+        id=str(row.get("_1") or row.get("_id") or row["id"]),
+        question=row["question"],
+        answer=str(row["answer"]),
+        paragraphs=paragraphs,
+        supporting_ids=tuple(p.id for p in paragraphs if p.metadata["is_supporting"]),
+        hops=len(gold_titles),
+        qtype=row.get("type"),
+        dataset="2wiki",
+        extra={"evidences": row.get("evidences") or []},
+    )
+
+
+def questions_from_records(
+    records: Sequence[Mapping[str, Any]], dataset: str
+) -> list[EvalQuestion]:
+    """Parse already-loaded records (dicts) of ``dataset`` (for tests and notebooks)."""
+    _check_name(dataset)
+    parse = {"hotpotqa": _hotpotqa, "musique": _musique, "2wiki": _twowiki}[dataset]
+    return [parse(r) for r in records]

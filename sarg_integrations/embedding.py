@@ -183,8 +183,10 @@ def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         >>> cosine_matrix(np.array([[1.0, 0.0]]), np.array([[2.0, 0.0], [0.0, 3.0]])).tolist()
         [[1.0, 0.0]]
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a, b = np.asarray(a), np.asarray(b)
+    # float32 embeddings stay float32 (twice as fast for node-by-node matrices).
+    dtype = np.result_type(a.dtype, b.dtype, np.float32)
+    a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
     if a.size == 0 or b.size == 0:
         return np.zeros((a.shape[0] if a.ndim else 0, b.shape[0] if b.ndim else 0))
     na = np.linalg.norm(a, axis=1, keepdims=True)

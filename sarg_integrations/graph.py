@@ -253,9 +253,7 @@ def resolve_entities(
     if embedder is not None and len(keys) > 1:
         # Embed each key's canonical surface form: those are the node ids, so the
         # matching stage finds their vectors in the cache instead of encoding again.
-        vectors = np.asarray(
-            embedder.embed([_canonical_surface(by_key[k]) for k in keys]), dtype=np.float64
-        )
+        vectors = np.asarray(embedder.embed([_canonical_surface(by_key[k]) for k in keys]))
         sims = cosine_matrix(vectors, vectors)
         is_rep = np.zeros(len(keys), dtype=bool)
         floor = merge_threshold - SUBPHRASE_MARGIN

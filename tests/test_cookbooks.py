@@ -21,6 +21,7 @@ EXPECTED = {
     "02_langchain_lcel",
     "03_llamaindex_query_engine",
     "04_case_study_multihop",
+    "05_evaluation",
 }
 CELL_TIMEOUT_S = 600
 

@@ -34,6 +34,7 @@ __all__ = [
     "evidence_metadata",
     "result_summary",
     "unique_ids",
+    "wrap_embedder",
     "wrap_extractor",
 ]
 
@@ -128,6 +129,7 @@ class SARGSettings(BaseModel):
     # adds its embeddings wrapper. Called as wrapper(value, settings) before the build.
     _sarg_wrappers: ClassVar[dict[str, Callable[[Any, Mapping[str, Any]], Any]]] = {
         "extractor": lambda extractor, settings: wrap_extractor(extractor, settings),
+        "embedder": lambda embedder, settings: wrap_embedder(embedder),
     }
 
     def __init__(self, **data: Any) -> None:
@@ -160,6 +162,25 @@ def _normalize(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
         )
         raise ConfigError(msg, field=unknown[0], value=data[unknown[0]])
     return data
+
+
+def wrap_embedder(embedder: Any) -> Any:
+    """A LangChain ``Embeddings`` or LlamaIndex ``BaseEmbedding`` becomes a SARG embedder.
+
+    Anything with ``embed`` is kept as is (and anything else is left for
+    ``SARGPipeline`` to reject with a clear error).
+    """
+    if callable(getattr(embedder, "embed", None)):
+        return embedder
+    if callable(getattr(embedder, "embed_documents", None)):
+        from sarg_integrations.langchain.embeddings import LangChainEmbedder
+
+        return LangChainEmbedder(embedder)
+    if callable(getattr(embedder, "get_text_embedding_batch", None)):
+        from sarg_integrations.llama_index.embeddings import LlamaIndexEmbedder
+
+        return LlamaIndexEmbedder(embedder)
+    return embedder
 
 
 def wrap_extractor(extractor: Any, settings: Mapping[str, Any]) -> Any:

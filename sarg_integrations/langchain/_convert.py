@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.documents import Document
 
 from sarg_integrations._adapters import (
     CHAINS_ID,
-    SARGSettings,
     evidence_metadata,
     result_summary,
     unique_ids,
@@ -23,32 +22,12 @@ from sarg_integrations.prompting import serialize_chains
 from sarg_integrations.schema import SARGResult, SourceDocument
 
 __all__ = [
-    "LangChainSARGSettings",
     "arun_sarg",
     "parse_input",
     "run_sarg",
     "to_documents",
     "to_sources",
 ]
-
-
-def _wrap_embedder(embedder: Any, settings: Mapping[str, Any]) -> Any:
-    if callable(getattr(embedder, "embed", None)):
-        return embedder
-    if callable(getattr(embedder, "embed_documents", None)):
-        from sarg_integrations.langchain.embeddings import LangChainEmbedder
-
-        return LangChainEmbedder(embedder)
-    return embedder  # SARGPipeline raises a ConfigError naming the argument
-
-
-class LangChainSARGSettings(SARGSettings):
-    """SARG settings that also accept LangChain ``Embeddings`` (and models) as collaborators."""
-
-    _sarg_wrappers: ClassVar[dict[str, Any]] = {
-        **SARGSettings._sarg_wrappers,
-        "embedder": _wrap_embedder,
-    }
 
 
 def to_sources(

@@ -8,8 +8,8 @@ from langchain_core.callbacks import AsyncCallbackManager, CallbackManager, Call
 from langchain_core.documents import BaseDocumentCompressor, Document
 from pydantic import ConfigDict
 
+from sarg_integrations._adapters import SARGSettings
 from sarg_integrations.langchain._convert import (
-    LangChainSARGSettings,
     arun_sarg,
     run_sarg,
     to_documents,
@@ -18,7 +18,7 @@ from sarg_integrations.langchain._convert import (
 __all__ = ["SARGDocumentCompressor"]
 
 
-class SARGDocumentCompressor(LangChainSARGSettings, BaseDocumentCompressor):
+class SARGDocumentCompressor(SARGSettings, BaseDocumentCompressor):
     """SARG for ``ContextualCompressionRetriever`` and ``DocumentCompressorPipeline``.
 
     ``compress_documents(documents, query)`` returns the same documents as

@@ -10,9 +10,9 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import ConfigDict
 
+from sarg_integrations._adapters import SARGSettings
 from sarg_integrations.errors import InputError
 from sarg_integrations.langchain._convert import (
-    LangChainSARGSettings,
     arun_sarg,
     parse_input,
     run_sarg,
@@ -23,7 +23,7 @@ __all__ = ["SARGDocumentTransformer"]
 
 
 class SARGDocumentTransformer(
-    LangChainSARGSettings,
+    SARGSettings,
     RunnableSerializable[dict[str, Any], list[Document]],
     BaseDocumentTransformer,
 ):

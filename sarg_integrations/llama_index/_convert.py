@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 
 from sarg_integrations._adapters import (
     CHAINS_ID,
-    SARGSettings,
     evidence_metadata,
     result_summary,
     unique_ids,
@@ -22,7 +21,6 @@ from sarg_integrations.prompting import serialize_chains
 from sarg_integrations.schema import SARGResult, SourceDocument
 
 __all__ = [
-    "LlamaIndexSARGSettings",
     "arun_sarg",
     "chains_node",
     "evidence_nodes",
@@ -32,25 +30,6 @@ __all__ = [
 ]
 
 _HIDDEN = "sarg"  # kept out of the text LlamaIndex sends to the LLM and the embedder
-
-
-def _wrap_embedder(embedder: Any, settings: Mapping[str, Any]) -> Any:
-    if callable(getattr(embedder, "embed", None)):
-        return embedder
-    if callable(getattr(embedder, "get_text_embedding_batch", None)):
-        from sarg_integrations.llama_index.embeddings import LlamaIndexEmbedder
-
-        return LlamaIndexEmbedder(embedder)
-    return embedder  # SARGPipeline raises a ConfigError naming the argument
-
-
-class LlamaIndexSARGSettings(SARGSettings):
-    """SARG settings that also accept LlamaIndex ``BaseEmbedding`` (and LLMs) as collaborators."""
-
-    _sarg_wrappers: ClassVar[dict[str, Any]] = {
-        **SARGSettings._sarg_wrappers,
-        "embedder": _wrap_embedder,
-    }
 
 
 def to_sources(

@@ -8,9 +8,9 @@ from llama_index.core.bridge.pydantic import ConfigDict
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from sarg_integrations._adapters import SARGSettings
 from sarg_integrations.errors import InputError
 from sarg_integrations.llama_index._convert import (
-    LlamaIndexSARGSettings,
     arun_sarg,
     run_sarg,
     to_nodes,
@@ -20,7 +20,7 @@ from sarg_integrations.llama_index._tracing import dispatcher
 __all__ = ["SARGNodePostprocessor"]
 
 
-class SARGNodePostprocessor(LlamaIndexSARGSettings, BaseNodePostprocessor):
+class SARGNodePostprocessor(SARGSettings, BaseNodePostprocessor):
     """Turn retrieved nodes into a reasoning-chains node plus the evidence behind it.
 
     Returns new ``NodeWithScore`` objects: first a ``TextNode`` (id

@@ -17,11 +17,10 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.query_engine import CustomQueryEngine
 from llama_index.core.schema import NodeWithScore
 
-from sarg_integrations._adapters import NO_DOCUMENTS, empty_prompt, result_summary
+from sarg_integrations._adapters import NO_DOCUMENTS, SARGSettings, empty_prompt, result_summary
 from sarg_integrations.documents import validate_query
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.llama_index._convert import (
-    LlamaIndexSARGSettings,
     arun_sarg,
     evidence_nodes,
     run_sarg,
@@ -32,7 +31,7 @@ from sarg_integrations.schema import SARGResult
 __all__ = ["SARGQueryEngine"]
 
 
-class SARGQueryEngine(LlamaIndexSARGSettings, CustomQueryEngine):
+class SARGQueryEngine(SARGSettings, CustomQueryEngine):
     """A query engine that answers from SARG's reasoning chains and their evidence.
 
     For each query it retrieves nodes with ``retriever``, runs the SARG core on them and

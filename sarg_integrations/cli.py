@@ -5,6 +5,10 @@ Examples::
     sarg run --query "Why did technology stocks sell off?" --docs notes/ --json out.json
     sarg demo --show-prompt
     sarg run -q "Why did yields rise?" -d notes/ --llm openai:gpt-4o-mini --cache .sarg-cache.sqlite
+    sarg demo --html gaucher.html --png gaucher.png
+    sarg direction "Why did technology stocks sell off?" --json
+    sarg train-direction --out my-direction-model/
+    sarg eval --dataset musique --limit 200 --out benchmarks/results/eval
     sarg --version
 
 Errors in the input (missing files, bad JSONL, invalid settings) print
@@ -155,9 +159,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="put whole documents or only the cited sentences in the prompt (default document)",
     )
 
-    llm = common.add_argument_group(
-        "LLM extraction (instead of the offline rule-based extractor)"
-    )
+    llm = common.add_argument_group("LLM extraction (instead of the offline rule-based extractor)")
     llm.add_argument(
         "--llm",
         metavar="SPEC",
@@ -193,8 +195,7 @@ def _build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="PATH",
         help=(
-            ".txt/.md files (one document each), .jsonl files ({'id', 'text'} per line) "
-            "or folders"
+            ".txt/.md files (one document each), .jsonl files ({'id', 'text'} per line) or folders"
         ),
     )
     run.set_defaults(handler=_cmd_run)
@@ -259,8 +260,7 @@ def _add_direction_commands(sub: Any) -> None:
         "direction",
         help="predict the traversal direction of queries",
         description=(
-            "Print each query's direction (forward/backward/bidirectional) and class "
-            "probabilities."
+            "Print each query's direction (forward/backward/bidirectional) and class probabilities."
         ),
     )
     direction.add_argument(
@@ -534,9 +534,7 @@ def _check_picture_options(args: argparse.Namespace) -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise MissingDependencyError(
-            "matplotlib", feature="sarg --png", extra="viz"
-        ) from None
+        raise MissingDependencyError("matplotlib", feature="sarg --png", extra="viz") from None
 
 
 def _write_pictures(args: argparse.Namespace, result: SARGResult) -> list[str]:
@@ -612,8 +610,7 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
     lines.append(f"Entry nodes{tau}:" + ("" if result.entry_nodes else " (none)"))
     for entry in result.entry_nodes:
         lines.append(
-            f"  - {entry.node}  [similarity {entry.similarity:.3f}, "
-            f"key phrase {entry.keyphrase!r}]"
+            f"  - {entry.node}  [similarity {entry.similarity:.3f}, key phrase {entry.keyphrase!r}]"
         )
 
     lines.append("")
@@ -638,8 +635,7 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
         lines.extend(f"  - {s.document_id}: {s.reason}" for s in result.skipped_documents)
     if result.fallback_reason:
         lines.append(
-            "Fallback: the prompt uses the flat retrieved context because "
-            f"{result.fallback_reason}"
+            f"Fallback: the prompt uses the flat retrieved context because {result.fallback_reason}"
         )
     lines.extend(_accounting_lines(result.stats))
     timings = [
@@ -676,7 +672,9 @@ def _accounting_lines(stats: dict[str, Any]) -> list[str]:
     if count("llm_calls_without_usage"):
         extras.append(f"token usage not reported for {count('llm_calls_without_usage')} call(s)")
     if count("dropped_instruction"):
-        extras.append(f"{count('dropped_instruction')} triple(s) from instruction-like text dropped")
+        extras.append(
+            f"{count('dropped_instruction')} triple(s) from instruction-like text dropped"
+        )
     if extras:
         line += " (" + "; ".join(extras) + ")"
     return [line]

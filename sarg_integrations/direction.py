@@ -46,7 +46,10 @@ class DirectionPredictor(Protocol):
 
 def _check_queries(queries: Sequence[str]) -> list[str]:
     if isinstance(queries, str):
-        msg = f"queries must be a list of strings, got the single string {queries[:60]!r}; wrap it in a list"
+        msg = (
+            f"queries must be a list of strings, got the single string {queries[:60]!r}; "
+            "wrap it in a list"
+        )
         raise InputError(msg, argument="queries", value=queries)
     out = list(queries)
     for i, query in enumerate(out):
@@ -102,19 +105,34 @@ class FixedDirection(BaseDirectionClassifier):
 # outvote a generic one ("how").
 _BACKWARD_CUES: tuple[tuple[str, float], ...] = (
     (r"\bwhy\b", 2.0),
-    (r"\bwhat (?:\w+ ){0,2}(?:caused|causes|triggered|triggers|led to|leads to|drove|drives)\b", 2.5),
+    (
+        r"\bwhat (?:\w+ ){0,2}(?:caused|causes|triggered|triggers|led to|leads to|drove|drives)\b",
+        2.5,
+    ),
     (r"\b(?:causes?|origins?|roots?|sources?|reasons?|drivers?) (?:of|for|behind)\b", 2.0),
     (r"\b(?:due to what|because of what|what explains|explains?|account(?:s|ed)? for)\b", 2.0),
-    (r"\bhow (?:did|does|do|could|can|was|were) .+ (?:come about|happen|arise|develop|occur|start|begin)\b", 2.0),
+    (
+        r"\bhow (?:did|does|do|could|can|was|were) .+ (?:come about|happen|arise|develop|occur|start|begin)\b",
+        2.0,
+    ),
     (r"\b(?:what|which) (?:\w+ ){0,3}(?:is|are|was|were) (?:responsible|to blame)\b", 2.0),
-    (r"\b(?:result(?:ed|s)? from|stem(?:med|s)? from|arise[sn]? from|prerequisites?|requires?|required|needed for)\b", 1.5),
+    (
+        r"\b(?:result(?:ed|s)? from|stem(?:med|s)? from|arise[sn]? from|prerequisites?|requires?|required|needed for)\b",
+        1.5,
+    ),
     (r"\bwhat (?:made|makes)\b", 1.5),
 )
 _FORWARD_CUES: tuple[tuple[str, float], ...] = (
     (r"\bwhat (?:happens|will happen|would happen|happened) (?:if|when|after)\b", 2.5),
     (r"\bwhat if\b", 2.5),
-    (r"\b(?:effects?|consequences?|impacts?|outcomes?|results?|implications?|side effects?) of\b", 2.0),
-    (r"\bwhat (?:does|do|did|will|would|can|could) .+ (?:lead to|result in|cause|trigger|affect|produce|bring about|mean for)\b", 2.5),
+    (
+        r"\b(?:effects?|consequences?|impacts?|outcomes?|results?|implications?|side effects?) of\b",
+        2.0,
+    ),
+    (
+        r"\bwhat (?:does|do|did|will|would|can|could) .+ (?:lead to|result in|cause|trigger|affect|produce|bring about|mean for)\b",
+        2.5,
+    ),
     (r"\b(?:lead|leads|led) to what\b", 2.5),
     (r"\b(?:affect|affects|impact|impacts|influence|influences)\b", 1.5),
     (r"\b(?:ultimately|eventually|downstream|in turn|go on to)\b", 1.0),
@@ -123,7 +141,10 @@ _FORWARD_CUES: tuple[tuple[str, float], ...] = (
 )
 _BIDIRECTIONAL_CUES: tuple[tuple[str, float], ...] = (
     (r"\bhow (?:are|is|were|was) .+ (?:related|connected|linked|associated)\b", 3.0),
-    (r"\b(?:relationship|connection|link|association|interplay|pathway|mechanism) (?:between|linking|connecting|from)\b", 3.0),
+    (
+        r"\b(?:relationship|connection|link|association|interplay|pathway|mechanism) (?:between|linking|connecting|from)\b",
+        3.0,
+    ),
     (r"\b(?:between .+ and)\b", 1.5),
     (r"\b(?:compare|comparison|versus|vs\.?|differ|difference)\b", 2.0),
     (r"\b(?:connect|connects|link|links|relate|relates)\b", 1.5),
@@ -176,8 +197,10 @@ class CueWordDirectionClassifier(BaseDirectionClassifier):
         winners = [d for d, s in totals.items() if s == best]
         if best == 0.0 or len(winners) > 1:
             direction = self.default
-            reason = "no cue words" if best == 0.0 else "tied cues " + ", ".join(
-                f"{d.value}: {scored[d][1]}" for d in winners
+            reason = (
+                "no cue words"
+                if best == 0.0
+                else "tied cues " + ", ".join(f"{d.value}: {scored[d][1]}" for d in winners)
             )
             rationale = f"{reason}; default {direction.value}"
         else:

@@ -164,16 +164,25 @@ class SARGPipeline:
         prompt_template: PromptTemplate | None = None,
     ) -> None:
         if config is not None and not isinstance(config, SARGConfig):
-            msg = f"config must be a SARGConfig, got {type(config).__name__}; build one with SARGConfig(...)"
+            msg = (
+                f"config must be a SARGConfig, got {type(config).__name__}; "
+                "build one with SARGConfig(...)"
+            )
             raise ConfigError(msg, field="config", value=config)
         self.config = config or SARGConfig()
-        _require(extractor, "extract", "extractor", "pass an object with extract(document) -> list[Triple]")
+        _require(
+            extractor,
+            "extract",
+            "extractor",
+            "pass an object with extract(document) -> list[Triple]",
+        )
         _require(embedder, "embed", "embedder", "pass an object with embed(texts) -> array")
         _require(
             direction_classifier,
             "predict_direction",
             "direction_classifier",
-            "pass an object with predict_direction(query, query_embedding=None) -> DirectionPrediction",
+            "pass an object with "
+            "predict_direction(query, query_embedding=None) -> DirectionPrediction",
         )
         _require(
             keyphrase_extractor,
@@ -194,7 +203,9 @@ class SARGPipeline:
         )
         self.direction_classifier = direction_classifier or default_direction_classifier(embedder)
         self.keyphrase_extractor = keyphrase_extractor or KeyBERTKeyphraseExtractor(
-            self.embedder, top_n=self.config.max_keyphrases, ngram_max=self.config.keyphrase_ngram_max
+            self.embedder,
+            top_n=self.config.max_keyphrases,
+            ngram_max=self.config.keyphrase_ngram_max,
         )
         self.prompt_template = prompt_template or PromptTemplate()
 
@@ -274,7 +285,7 @@ class SARGPipeline:
         if callable(extract_many) and not self.config.show_progress and usable:
             try:
                 outcomes = list(extract_many(usable))
-            except Exception:  # noqa: BLE001 - retried one by one to find the culprit
+            except Exception:
                 outcomes = []
             if len(outcomes) != len(usable):
                 outcomes = []
@@ -285,7 +296,7 @@ class SARGPipeline:
     def _extract_one(self, doc: SourceDocument) -> Any:
         try:
             return list(self.extractor.extract(doc))
-        except Exception as exc:  # noqa: BLE001 - reported per document, never raised
+        except Exception as exc:
             return exc
 
     async def _aextract(self, docs: Sequence[SourceDocument]) -> list[Any]:
@@ -295,7 +306,7 @@ class SARGPipeline:
         if usable and many is not None and inspect.iscoroutinefunction(many):
             try:
                 outcomes = list(await many(usable))
-            except Exception as exc:  # noqa: BLE001 - reported per document
+            except Exception as exc:
                 outcomes = [exc] * len(usable)
         elif usable and one is not None and inspect.iscoroutinefunction(one):
             outcomes = list(await asyncio.gather(*(one(d) for d in usable), return_exceptions=True))
@@ -447,7 +458,9 @@ class SARGPipeline:
                 prompt = compile_prompt(query, kept, evidence, self.prompt_template)
             else:
                 evidence = [
-                    EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in docs if d.text.strip()
+                    EvidencePassage(d.id, d.text, (), dict(d.metadata))
+                    for d in docs
+                    if d.text.strip()
                 ]
                 prompt = compile_flat_prompt(query, evidence, self.prompt_template)
             summary.update(

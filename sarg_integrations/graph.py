@@ -34,6 +34,7 @@ from sarg_integrations.schema import MergeRecord, ReasoningGraph, Triple
 __all__ = ["SUBPHRASE_MARGIN", "build_reasoning_graph", "normalize_phrase", "resolve_entities"]
 
 SUBPHRASE_MARGIN = 0.05
+_SIM_BLOCK = 1024  # rows of the similarity matrix computed at a time
 
 _LEADING_DETERMINERS = frozenset(
     "a an the this that these those its their his her our your my some any such".split()
@@ -254,19 +255,24 @@ def resolve_entities(
         # Embed each key's canonical surface form: those are the node ids, so the
         # matching stage finds their vectors in the cache instead of encoding again.
         vectors = np.asarray(embedder.embed([_canonical_surface(by_key[k]) for k in keys]))
-        sims = cosine_matrix(vectors, vectors)
         is_rep = np.zeros(len(keys), dtype=bool)
         floor = merge_threshold - SUBPHRASE_MARGIN
+        block: np.ndarray = np.zeros((0, 0))
         for i, key in enumerate(keys):
+            if i % _SIM_BLOCK == 0:
+                # Similarities of a block of rows with every earlier key: memory stays
+                # O(block x n) instead of the O(n^2) of a full matrix.
+                block = cosine_matrix(vectors[i : i + _SIM_BLOCK], vectors[: i + _SIM_BLOCK])
+            row = block[i % _SIM_BLOCK]
             best_j, best_sim = -1, -2.0
             # Only earlier keys can be representatives; look at the close ones, best first.
-            close = np.nonzero(is_rep[:i] & (sims[i, :i] >= floor))[0]
-            for j in sorted(close.tolist(), key=lambda j: (-sims[i, j], j)):
+            close = np.nonzero(is_rep[:i] & (row[:i] >= floor))[0]
+            for j in sorted(close.tolist(), key=lambda j: (-row[j], j)):
                 needed = merge_threshold - (
                     SUBPHRASE_MARGIN if _is_head_subphrase(key, keys[j]) else 0.0
                 )
-                if sims[i, j] >= needed and _may_merge(key, keys[j]):
-                    best_j, best_sim = j, float(sims[i, j])
+                if row[j] >= needed and _may_merge(key, keys[j]):
+                    best_j, best_sim = j, float(row[j])
                     break
             if best_j >= 0:
                 representative_of[key] = keys[best_j]

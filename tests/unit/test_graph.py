@@ -154,3 +154,19 @@ def test_the_object_of_a_prepositional_phrase_is_not_the_head():
     table = {"timely treatment of diabetic ketoacidosis": _unit(0), "diabetic ketoacidosis": _unit(32)}  # 0.848
     node_of, _ = resolve_entities(list(table), embedder=TableEmbedder(table), merge_threshold=0.88)
     assert node_of["diabetic ketoacidosis"] == "diabetic ketoacidosis"
+
+
+def test_blockwise_similarities_give_the_same_merges(monkeypatch):
+    import sarg_integrations.graph as graph_module
+
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((12, 8))
+    # 40 phrases, many near-duplicates of 12 concepts, so merges cross block borders.
+    table = {f"concept {i} variant {k}": base[i] + 0.05 * rng.standard_normal(8) for i in range(12) for k in range(3)}
+    table.update({f"loner {i}": rng.standard_normal(8) for i in range(4)})
+    phrases = list(table)
+    full = resolve_entities(phrases, embedder=TableEmbedder(table), merge_threshold=0.95)
+    monkeypatch.setattr(graph_module, "_SIM_BLOCK", 5)
+    blocked = resolve_entities(phrases, embedder=TableEmbedder(table), merge_threshold=0.95)
+    assert blocked == full
+    assert len(set(full[0].values())) < len(phrases)  # some merges happened

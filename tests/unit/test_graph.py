@@ -162,8 +162,12 @@ def test_blockwise_similarities_give_the_same_merges(monkeypatch):
     rng = np.random.default_rng(7)
     base = rng.standard_normal((12, 8))
     # 40 phrases, many near-duplicates of 12 concepts, so merges cross block borders.
-    table = {f"concept {i} variant {k}": base[i] + 0.05 * rng.standard_normal(8) for i in range(12) for k in range(3)}
-    table.update({f"loner {i}": rng.standard_normal(8) for i in range(4)})
+    concepts = "apple river storm bond lipid enzyme market wage soil cell drought yield".split()
+    variants = ("alpha", "beta", "gamma")
+    table = {
+        f"{c} {v}": base[i] + 0.05 * rng.standard_normal(8) for i, c in enumerate(concepts) for v in variants
+    }
+    table.update({f"loner {w}": rng.standard_normal(8) for w in ("x", "y", "z", "w")})
     phrases = list(table)
     full = resolve_entities(phrases, embedder=TableEmbedder(table), merge_threshold=0.95)
     monkeypatch.setattr(graph_module, "_SIM_BLOCK", 5)

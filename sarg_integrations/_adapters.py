@@ -115,7 +115,7 @@ class SARGSettings(BaseModel):
     embedder: Any = Field(default=None, exclude=True, description="Text embedder.")
     """A SARG :class:`~sarg_integrations.Embedder` or the framework's embeddings object."""
     direction_classifier: Any = Field(default=None, exclude=True, description="Direction model.")
-    """A :class:`~sarg_integrations.DirectionPredictor`; default the cue-word classifier."""
+    """A :class:`~sarg_integrations.DirectionPredictor`; default the shipped classifier."""
     keyphrase_extractor: Any = Field(default=None, exclude=True, description="Key phrases.")
     """A :class:`~sarg_integrations.KeyphraseExtractor`; default KeyBERT over the embedder."""
     prompt_template: Any = Field(default=None, exclude=True, description="Prompt texts.")

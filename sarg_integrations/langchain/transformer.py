@@ -54,7 +54,8 @@ class SARGDocumentTransformer(
         extractor: A SARG ``TripleExtractor`` (default: the offline spaCy extractor).
         embedder: A SARG ``Embedder`` or a LangChain ``Embeddings`` (default: the
             embedded all-MiniLM-L6-v2).
-        direction_classifier: A SARG ``DirectionPredictor`` (default: cue words).
+        direction_classifier: A SARG ``DirectionPredictor`` (default: the shipped
+            ``DirectionClassifier``).
         pipeline: A ready ``SARGPipeline`` to share instead of the settings.
         **kwargs: The other :class:`~sarg_integrations.SARGConfig` fields
             (``max_entry_nodes``, ``merge_threshold``, ``schema``, ``direction``,

@@ -47,7 +47,8 @@ class SARGNodePostprocessor(SARGSettings, BaseNodePostprocessor):
         extractor: A SARG ``TripleExtractor`` (default: the offline spaCy extractor).
         embedder: A SARG ``Embedder`` or a LlamaIndex ``BaseEmbedding`` (default: the
             embedded all-MiniLM-L6-v2).
-        direction_classifier: A SARG ``DirectionPredictor`` (default: cue words).
+        direction_classifier: A SARG ``DirectionPredictor`` (default: the shipped
+            ``DirectionClassifier``).
         pipeline: A ready ``SARGPipeline`` to share instead of the settings.
         **kwargs: The other :class:`~sarg_integrations.SARGConfig` fields and
             ``keyphrase_extractor`` / ``prompt_template``.

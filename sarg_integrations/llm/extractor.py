@@ -42,6 +42,7 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from sarg_integrations.config import check_deadline
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.llm.cache import ExtractionCache, as_cache, cache_key
@@ -427,20 +428,43 @@ class LLMTripleExtractor:
         result = (await self._run_batch([document]))[0]
         return self._unwrap(result, document.id)
 
-    def extract_many(self, documents: Iterable[SourceDocument]) -> list[ExtractionOutcome]:
+    def extract_many(
+        self, documents: Iterable[SourceDocument], *, deadline: float | None = None
+    ) -> list[ExtractionOutcome]:
         """Extract every document concurrently; one outcome per document, in order.
 
         Works inside and outside a running event loop (the batch runs on the
         extractor's own loop thread). Never raises for a model or parse failure: those
         are reported in the outcome's ``error``.
-        """
-        docs = [_check_document(d, i) for i, d in enumerate(documents)]
-        return [r.outcome for r in self._loop_thread.run(self._run_batch(docs))]
 
-    async def aextract_many(self, documents: Iterable[SourceDocument]) -> list[ExtractionOutcome]:
-        """Async :meth:`extract_many`, on the caller's event loop."""
+        Args:
+            documents: The documents.
+            deadline: Seconds the whole batch may take (``None``: no limit beyond the
+                per-call ``timeout`` and retries). Model calls still running when it
+                passes are cancelled; their chunks are reported as failed with the
+                reason, and the triples of chunks that finished are kept.
+
+        Example:
+            >>> import asyncio
+            >>> async def slow(prompt: str) -> str:
+            ...     await asyncio.sleep(60)
+            ...     return "[]"
+            >>> (outcome,) = LLMTripleExtractor(slow).extract_many(
+            ...     [SourceDocument("d1", "Rain causes floods.")], deadline=0.05)
+            >>> outcome.error
+            'LLM extraction failed: deadline of 0.05 s passed before the model answered'
+        """
+        seconds = None if deadline is None else check_deadline("deadline", deadline)
         docs = [_check_document(d, i) for i, d in enumerate(documents)]
-        return [r.outcome for r in await self._run_batch(docs)]
+        return [r.outcome for r in self._loop_thread.run(self._run_batch(docs, seconds))]
+
+    async def aextract_many(
+        self, documents: Iterable[SourceDocument], *, deadline: float | None = None
+    ) -> list[ExtractionOutcome]:
+        """Async :meth:`extract_many`, on the caller's event loop (same ``deadline``)."""
+        seconds = None if deadline is None else check_deadline("deadline", deadline)
+        docs = [_check_document(d, i) for i, d in enumerate(documents)]
+        return [r.outcome for r in await self._run_batch(docs, seconds)]
 
     def chunk(self, document: SourceDocument) -> list[Chunk]:
         """The chunks :meth:`extract` would send for ``document``."""
@@ -471,8 +495,11 @@ class LLMTripleExtractor:
             self._semaphores[loop] = sem
         return sem
 
-    async def _run_batch(self, documents: Sequence[SourceDocument]) -> list[_DocResult]:
+    async def _run_batch(
+        self, documents: Sequence[SourceDocument], deadline: float | None = None
+    ) -> list[_DocResult]:
         started = time.perf_counter()
+        deadline_at = None if deadline is None else started + deadline
         plans = []
         for doc in documents:
             chunks = self.chunk(doc)
@@ -483,7 +510,7 @@ class LLMTripleExtractor:
         for plan in plans:
             for chunk, key in zip(plan.chunks, plan.keys):
                 unique.setdefault(key, chunk.text)
-        cached, cache_errors = await self._cache_lookup(list(unique))
+        cached, cache_errors = await self._cache_lookup(list(unique), _left(deadline_at))
         results: dict[str, _ChunkResult] = {}
         for key, value in cached.items():
             items = _cached_items(value)
@@ -497,21 +524,32 @@ class LLMTripleExtractor:
         }
         if pending:
             try:
-                await asyncio.gather(*pending.values())
+                _, late = await asyncio.wait(pending.values(), timeout=_left(deadline_at))
             except BaseException:
                 for task in pending.values():
                     task.cancel()
                 raise
+            for task in late:
+                task.cancel()
+            if late:  # let the cancelled calls unwind (briefly; a stuck one is left behind)
+                await asyncio.wait(late, timeout=0.1)
             for key, task in pending.items():
-                results[key] = task.result()
+                if task in late or task.cancelled():
+                    reason = f"deadline of {deadline:g} s passed before the model answered"
+                    results[key] = _ChunkResult(error=reason)
+                else:
+                    results[key] = task.result()
         wall = time.perf_counter() - started
         return self._assemble(plans, results, wall, cache_errors)
 
-    async def _cache_lookup(self, keys: list[str]) -> tuple[dict[str, Any], int]:
+    async def _cache_lookup(
+        self, keys: list[str], timeout: float | None = None
+    ) -> tuple[dict[str, Any], int]:
         if self.cache is None or not keys:
             return {}, 0
         try:
-            return await asyncio.to_thread(self.cache.get_many, keys), 0
+            lookup = asyncio.to_thread(self.cache.get_many, keys)
+            return await asyncio.wait_for(lookup, timeout), 0
         except Exception as exc:
             log.warning(
                 "extraction cache read failed (%s: %s); extracting without it",
@@ -755,6 +793,11 @@ class LLMTripleExtractor:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _left(deadline_at: float | None) -> float | None:
+    """Seconds until ``deadline_at`` (a ``perf_counter`` time), never negative."""
+    return None if deadline_at is None else max(0.0, deadline_at - time.perf_counter())
 
 
 def _cached_items(value: Any) -> list[dict[str, Any]] | None:

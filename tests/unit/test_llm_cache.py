@@ -272,3 +272,84 @@ def test_a_broken_cache_never_stops_extraction() -> None:
     outcomes = run(LLMTripleExtractor(CountingEcho(), cache=BrokenCache(), model_identity="echo"))
     assert len(triples_of(outcomes)) == 4
     assert sum(o.stats.get("cache_errors", 0) for o in outcomes) == 1 + 3
+
+
+# --------------------------------------------------------------------------- damaged files
+
+
+def _filled(path: Path, n: int = 400) -> None:
+    cache = SQLiteCache(path)
+    cache.set_many({f"k{i}": {"triples": [], "pad": "x" * 400} for i in range(n)})
+    cache.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def test_garbage_over_the_file_is_moved_aside_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "cache.sqlite"
+    _filled(path)
+    wal = path.with_name("cache.sqlite-wal")
+    wal.write_bytes(b"stale wal")
+    path.write_bytes(b"\x00garbage" * 4096)
+    with caplog.at_level("WARNING", logger="sarg_integrations.llm.cache"):
+        cache = SQLiteCache(path)
+    assert cache.recovered_from is not None
+    assert cache.recovered_from.read_bytes().startswith(b"\x00garbage")
+    assert Path(f"{cache.recovered_from}-wal").read_bytes() == b"stale wal"
+    (record,) = [r for r in caplog.records if "is damaged" in r.getMessage()]
+    assert "not an SQLite file" in record.getMessage()
+    assert str(cache.recovered_from) in record.getMessage()
+    assert len(cache) == 0
+    cache.set_many({"new": {"triples": []}})
+    assert cache.get_many(["new"]) == {"new": {"triples": []}}
+    cache.close()
+
+
+@pytest.mark.parametrize("damage", ["torn copy", "garbage page"])
+def test_damage_inside_a_valid_header_is_detected(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "cache.sqlite"
+    _filled(path)
+    data = bytearray(path.read_bytes())
+    if damage == "torn copy":
+        data = data[: len(data) // 2]
+    else:
+        data[8192 : 8192 + 4096] = bytes(range(256)) * 16
+    path.write_bytes(bytes(data))
+    cache = SQLiteCache(path)
+    assert cache.recovered_from is not None and len(cache) == 0
+    cache.close()
+    again = SQLiteCache(path)  # the rebuilt file is healthy: no second move
+    assert again.recovered_from is None
+    moved = list(tmp_path.glob("cache.sqlite.corrupt-*"))
+    assert [p for p in moved if not p.name.endswith(("-wal", "-shm"))] == [cache.recovered_from]
+    again.close()
+
+
+def test_healthy_and_older_caches_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    with sqlite3.connect(path) as conn:  # a cache written before the format table existed
+        conn.execute(
+            "CREATE TABLE sarg_extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL, "
+            "created REAL NOT NULL)"
+        )
+        conn.execute("INSERT INTO sarg_extraction VALUES ('k', '{\"triples\": []}', 0)")
+    cache = SQLiteCache(path)
+    assert cache.recovered_from is None
+    assert cache.get_many(["k"]) == {"k": {"triples": []}}
+    cache.close()
+
+
+def test_a_foreign_table_or_a_newer_format_is_refused(tmp_path: Path) -> None:
+    foreign = tmp_path / "app.sqlite"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE sarg_extraction (id INTEGER, name TEXT)")
+    with pytest.raises(ConfigError, match=r"columns \['id', 'name'\].*pass another file path"):
+        SQLiteCache(foreign)
+    newer = tmp_path / "newer.sqlite"
+    SQLiteCache(newer).close()
+    with sqlite3.connect(newer) as conn:
+        conn.execute("UPDATE sarg_extraction_meta SET value = '99' WHERE name = 'format'")
+    with pytest.raises(ConfigError, match=r"cache format '99'.*reads format 1"):
+        SQLiteCache(newer)

@@ -30,7 +30,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["AnswerParseError", "ParsedAnswer", "parse_answer", "strip_reasoning"]
+__all__ = [
+    "AnswerParseError",
+    "ParsedAnswer",
+    "load_json_answer",
+    "parse_answer",
+    "strip_reasoning",
+]
 
 _THINK_BLOCK = re.compile(
     r"<(think|thinking|reasoning|reflection)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
@@ -174,6 +180,58 @@ def parse_answer(text: str | None, data: Any = None) -> ParsedAnswer:
         raise AnswerParseError(msg, kind="refusal", raw_output=raw)
     snippet = " ".join(body.split())[:120]
     msg = f"no JSON list of triples found in the answer (it begins {snippet!r})"
+    raise AnswerParseError(msg, kind="no_json", raw_output=raw)
+
+
+def load_json_answer(text: str | None) -> tuple[Any, tuple[str, ...]]:
+    r"""Read the first JSON value (object or list) out of a model answer, tolerantly.
+
+    The same repairs as :func:`parse_answer` (reasoning blocks, code fences, prose
+    around the JSON, trailing commas, single quotes, Python literals, smart quotes), for
+    answers of any shape; used by the TaSR query decomposer and entity typer.
+
+    Returns:
+        ``(value, fixes)``.
+
+    Raises:
+        AnswerParseError: The answer is empty, only reasoning, a refusal or holds no JSON.
+
+    Example:
+        >>> load_json_answer("Sure! ```json\n{'steps': [1, 2,]}\n```")
+        ({'steps': [1, 2]}, ('code-fence', 'prose', 'single-quotes', 'trailing-comma'))
+    """
+    raw = text if isinstance(text, str) else ("" if text is None else str(text))
+    if not raw.strip():
+        msg = "the model returned an empty answer"
+        raise AnswerParseError(msg, kind="empty", raw_output=raw)
+    fixes: list[str] = []
+    body, had_reasoning = strip_reasoning(raw)
+    if had_reasoning:
+        fixes.append("think-block")
+    if not body:
+        msg = "the answer held only a <think> reasoning block and no JSON"
+        raise AnswerParseError(msg, kind="thinking_only", raw_output=raw)
+    fence = next((m for m in _FENCE.finditer(body) if re.search(r"[\[{]", m.group(2))), None)
+    if fence is not None:
+        fixes.append("code-fence")
+        if body[: fence.start()].strip() or body[fence.end() :].strip():
+            fixes.append("prose")
+        body = fence.group(2).strip()
+    for match in list(re.finditer(r"[\[{]", body))[:_MAX_CANDIDATES]:
+        end = _balanced_end(body, match.start())
+        if end is None:
+            continue
+        value, repair = _loads(body[match.start() : end])
+        if value is None:
+            continue
+        if (body[: match.start()].strip() or body[end:].strip()) and "prose" not in fixes:
+            fixes.append("prose")
+        return value, tuple(dict.fromkeys([*fixes, *repair]))
+    snippet = " ".join(body.split())[:120]
+    if _REFUSAL.search(body):
+        msg = f"the model refused: {snippet!r}"
+        raise AnswerParseError(msg, kind="refusal", raw_output=raw)
+    msg = f"no JSON found in the answer (it begins {snippet!r})"
     raise AnswerParseError(msg, kind="no_json", raw_output=raw)
 
 

@@ -56,6 +56,8 @@ _COMPONENTS = (
     "direction_classifier",
     "keyphrase_extractor",
     "prompt_template",
+    "query_decomposer",
+    "entity_typer",
 )
 
 
@@ -109,6 +111,28 @@ class SARGSettings(BaseModel):
     """How many text embeddings the adapter's pipeline keeps between runs."""
     show_progress: bool = Field(default=False, description="Progress bar during extraction.")
     """Show a progress bar during extraction."""
+    evidence_fill: int | None = Field(
+        default=None, description="Documents added by bridge-guided relevance; None = none."
+    )
+    """Add this many documents to the chain evidence (see ``SARGConfig.evidence_fill``)."""
+    deadline_seconds: float | None = Field(
+        default=None, description="Per-query extraction deadline in seconds; None = none."
+    )
+    """Documents not extracted within this many seconds are skipped with the reason."""
+    strategy: str = Field(default=_DEFAULTS.strategy, description='"sarg" or "tasr" (TaSR-RAG).')
+    """The evidence-selection strategy: SARG's graph search or TaSR's step-wise matching."""
+    tasr_alpha: float = Field(
+        default=_DEFAULTS.tasr_alpha, description="TaSR semantic weight α in [0, 1]."
+    )
+    """TaSR: weight of the semantic score in the hybrid match (1 semantic-only, 0 structural)."""
+    tasr_threshold: float = Field(
+        default=_DEFAULTS.tasr_threshold, description="TaSR document threshold θ in [0, 1]."
+    )
+    """TaSR: a document is selected for a hop when its hybrid score reaches θ."""
+    tasr_taxonomy_depth: int = Field(
+        default=_DEFAULTS.tasr_taxonomy_depth, description="TaSR taxonomy levels (1, 2 or 3)."
+    )
+    """TaSR: taxonomy levels compared by structural matching (the paper's 2)."""
 
     extractor: Any = Field(default=None, exclude=True, description="Triple extractor.")
     """A :class:`~sarg_integrations.TripleExtractor`; default the offline spaCy extractor."""
@@ -120,6 +144,10 @@ class SARGSettings(BaseModel):
     """A :class:`~sarg_integrations.KeyphraseExtractor`; default KeyBERT over the embedder."""
     prompt_template: Any = Field(default=None, exclude=True, description="Prompt texts.")
     """A :class:`~sarg_integrations.PromptTemplate` overriding the prompt texts."""
+    query_decomposer: Any = Field(default=None, exclude=True, description="TaSR decomposer.")
+    """TaSR: a :class:`~sarg_integrations.tasr.QueryDecomposer` or a language model."""
+    entity_typer: Any = Field(default=None, exclude=True, description="TaSR entity typer.")
+    """TaSR: an :class:`~sarg_integrations.tasr.EntityTyper` or a language model."""
     pipeline: Any = Field(default=None, exclude=True, description="A ready SARGPipeline.")
     """A ready :class:`~sarg_integrations.SARGPipeline` to share (instead of the settings)."""
 
@@ -196,7 +224,10 @@ def wrap_extractor(extractor: Any, settings: Mapping[str, Any]) -> Any:
     if is_framework_model(extractor):
         from sarg_integrations.llm import LLMTripleExtractor
 
-        return LLMTripleExtractor(extractor, prompt=settings.get("triple_schema", "reasoning"))
+        schema = settings.get("triple_schema") or (
+            "generic_spo" if settings.get("strategy") == "tasr" else "reasoning"
+        )
+        return LLMTripleExtractor(extractor, prompt=schema)
     return extractor
 
 
@@ -323,7 +354,9 @@ def evidence_metadata(result: SARGResult, passage: EvidencePassage, rank: int) -
     ``rank`` (0-based position among the evidence), ``chain_ids`` (1-based, as in the
     prompt), ``hops`` (``{"chain", "hop", "source", "relation", "target"}`` for every hop
     this document supports), ``scores`` (the score of each chain in ``chain_ids``),
-    ``score`` (the best of them, or ``None``), ``direction``, ``fallback`` and
+    ``score`` (the best of them, or ``None``), ``selected_by`` (``"chain"``,
+    ``"bridge"``, ``"relevance"`` or ``"context"``; see
+    :class:`~sarg_integrations.schema.EvidencePassage`), ``direction``, ``fallback`` and
     ``fallback_reason``.
     """
     hops = [
@@ -345,6 +378,7 @@ def evidence_metadata(result: SARGResult, passage: EvidencePassage, rank: int) -
         "document_id": passage.document_id,
         "rank": rank,
         "chain_ids": list(passage.chain_ids),
+        "selected_by": passage.selected_by,
         "hops": hops,
         "scores": scores,
         "score": max(scores) if scores else None,

@@ -81,6 +81,29 @@ def _similarity(text: str) -> float:
     return value
 
 
+def _unit_interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        msg = f"expected a number between 0 and 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < float("inf"):  # also rejects NaN
+        msg = f"invalid value {text!r}: expected a number of seconds > 0, e.g. 30"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def _non_empty(text: str) -> str:
     """An argparse type: a string with some non-space character."""
     if not text.strip():
@@ -154,9 +177,44 @@ def _build_parser() -> argparse.ArgumentParser:
         help="triple schema of the default extractor (default reasoning)",
     )
     tuning.add_argument(
+        "--strategy",
+        choices=("sarg", "tasr"),
+        help=(
+            "evidence selection: sarg (reasoning graph + beam search, default) or tasr "
+            "(TaSR-RAG: sub-queries, taxonomy typing, hybrid triple matching, binding table)"
+        ),
+    )
+    tuning.add_argument(
+        "--tasr-alpha",
+        type=_unit_interval,
+        metavar="A",
+        help="tasr: weight of the semantic score in the hybrid match, in [0, 1] (default 0.5)",
+    )
+    tuning.add_argument(
+        "--tasr-threshold",
+        type=_unit_interval,
+        metavar="THETA",
+        help="tasr: least hybrid score of a selected document, in [0, 1] (default 0.5)",
+    )
+    tuning.add_argument(
+        "--tasr-depth",
+        type=int,
+        choices=(1, 2, 3),
+        help="tasr: taxonomy levels compared by structural matching (default 2)",
+    )
+    tuning.add_argument(
         "--evidence",
         choices=_EVIDENCE,
         help="put whole documents or only the cited sentences in the prompt (default document)",
+    )
+    tuning.add_argument(
+        "--evidence-fill",
+        type=_positive_int,
+        metavar="N",
+        help=(
+            "add N documents to the chain evidence by bridge-guided relevance (on fallback: "
+            "those N instead of every document); default: chain documents only"
+        ),
     )
 
     llm = common.add_argument_group("LLM extraction (instead of the offline rule-based extractor)")
@@ -179,6 +237,15 @@ def _build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help="at most N model calls in flight (default 8)",
+    )
+    llm.add_argument(
+        "--deadline",
+        type=_seconds,
+        metavar="SECONDS",
+        help=(
+            "stop extracting after SECONDS; documents not extracted by then are listed as "
+            "skipped and the run goes on with what it has (default: no deadline)"
+        ),
     )
 
     run = sub.add_parser(
@@ -448,6 +515,12 @@ def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
         ("direction", "direction"),
         ("schema", "schema"),
         ("evidence", "evidence"),
+        ("evidence_fill", "evidence_fill"),
+        ("deadline", "deadline_seconds"),
+        ("strategy", "strategy"),
+        ("tasr_alpha", "tasr_alpha"),
+        ("tasr_threshold", "tasr_threshold"),
+        ("tasr_depth", "tasr_taxonomy_depth"),
     ):
         value = getattr(args, option, None)
         if value is not None:
@@ -613,6 +686,7 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
             f"  - {entry.node}  [similarity {entry.similarity:.3f}, key phrase {entry.keyphrase!r}]"
         )
 
+    lines.extend(_tasr_lines(result))
     lines.append("")
     considered = len(result.candidate_chains)
     lines.append(f"Reasoning chains: {len(result.chains)} kept of {considered} candidate(s)")
@@ -647,6 +721,24 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
         lines.append("Timings (ms): " + ", ".join(f"{name} {value:.1f}" for name, value in timings))
     if show_prompt:
         lines.extend(["", "Prompt:", "-" * 72, result.prompt.rstrip(), "-" * 72])
+    return lines
+
+
+def _tasr_lines(result: SARGResult) -> list[str]:
+    """The TaSR sub-queries and binding table, when the run used ``--strategy tasr``."""
+    trace = getattr(result, "trace", None)
+    if getattr(result, "strategy", "sarg") != "tasr" or trace is None:
+        return []
+    method = trace.decomposition.method or "-"
+    lines = ["", f"TaSR sub-queries ({trace.decomposition.kind}, {method}):"]
+    for hop in trace.hops:
+        docs = ", ".join(f"{d} {s:.3f}" for d, s in hop.documents) or "(none)"
+        lines.append(f"  {hop.step}. {hop.resolved.to_text()}  typed {hop.typed}")
+        lines.append(f"     {hop.status}: documents {docs}")
+        if hop.bindings:
+            lines.append("     binds " + ", ".join(f"{k} = {v}" for k, v in hop.bindings.items()))
+        if hop.reason:
+            lines.append(f"     {hop.reason}")
     return lines
 
 
@@ -685,6 +777,125 @@ def _emit(lines: Sequence[str], stream: TextIO) -> None:
     stream.flush()
 
 
+# --------------------------------------------------------------------------- path options
+
+_CACHE_SUFFIXES = ("", ".sqlite", ".sqlite3", ".db", ".cache")
+# (attribute, option, kind) per subcommand; kinds: "in-file", "in-dir", "in-any",
+# "out-file", "out-any" (a folder or a .json file), "cache".
+_PATH_OPTIONS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "run": (
+        ("json", "--json", "out-file"),
+        ("html", "--html", "out-file"),
+        ("png", "--png", "out-file"),
+        ("cache", "--cache", "cache"),
+    ),
+    "demo": (
+        ("json", "--json", "out-file"),
+        ("html", "--html", "out-file"),
+        ("png", "--png", "out-file"),
+        ("cache", "--cache", "cache"),
+    ),
+    "direction": (("model", "--model", "in-any"),),
+    "train-direction": (
+        ("data", "--data", "in-file"),
+        ("base_model", "--base-model", "in-dir"),
+        ("out", "--out", "out-any"),
+    ),
+    "distill-direction": (("queries", "--queries", "in-file"), ("out", "--out", "out-file")),
+}
+_FILE_NOUNS = {"--json": "--json file", "--html": "HTML file (--html)", "--png": "picture (--png)"}
+
+
+def check_path_options(args: argparse.Namespace) -> None:
+    """Check the file and folder options of ``args`` before any work starts.
+
+    Inputs must exist and be of the right kind (file or folder) and readable; outputs
+    must not be folders (or files, for folders), and their folder must exist and be
+    writable. The ``eval`` subcommand checks its own paths.
+
+    Raises:
+        InputError: Naming the option, the path and the fix.
+
+    Example:
+        >>> ns = argparse.Namespace(command="run", json="/no/such/folder/out.json",
+        ...                         html=None, png=None, cache=None)
+        >>> check_path_options(ns)
+        Traceback (most recent call last):
+        ...
+        sarg_integrations.errors.InputError: cannot write the --json file \
+/no/such/folder/out.json: the folder /no/such/folder does not exist; create it \
+first (mkdir -p /no/such/folder) or pass a path in an existing folder
+    """
+    for attribute, option, kind in _PATH_OPTIONS.get(getattr(args, "command", ""), ()):
+        value = getattr(args, attribute, None)
+        if not isinstance(value, str) or not value or (option == "--json" and value == "-"):
+            continue
+        problem = _path_problem(value, option, kind)
+        if problem:
+            from sarg_integrations.errors import InputError
+
+            raise InputError(problem, argument=option, value=value)
+
+
+def _path_problem(value: str, option: str, kind: str) -> str | None:
+    from pathlib import Path
+
+    path = Path(value).expanduser()
+    if kind.startswith("in-"):
+        if option == "--model" and not path.exists():
+            return (
+                f"{option} {value}: no direction classifier there (the path does not exist); "
+                "pass a direction_head.json file or the --out folder of `sarg train-direction`"
+            )
+        if not path.exists():
+            return f"{option} {value}: the path does not exist; check the spelling"
+        if kind == "in-file" and path.is_dir():
+            return f"{option} {value}: is a folder; pass a file"
+        if kind == "in-dir" and not path.is_dir():
+            return (
+                f"{option} {value}: is a file; pass a folder (a local sentence-transformers model)"
+            )
+        if not os.access(path, os.R_OK):
+            return f"{option} {value}: cannot be read (permission denied); fix its permissions"
+        return None
+    noun = _FILE_NOUNS.get(option, f"{option} file")
+    if kind == "cache":
+        noun = "--cache file"
+    if kind in ("out-file", "cache") and path.is_dir():
+        return f"cannot write the {noun} {value}: it is a folder; pass a file path inside it"
+    if kind == "out-any" and path.is_file() and path.suffix != ".json":
+        return f"{option} {value}: is a file; pass a folder (or a .json file for the head only)"
+    if kind == "cache" and path.is_file() and path.stat().st_size:
+        with open(path, "rb") as handle:
+            header = handle.read(16)
+        if header != b"SQLite format 3\x00" and path.suffix.lower() not in _CACHE_SUFFIXES:
+            return (
+                f"--cache {value}: is not an SQLite cache (it starts with {header[:8]!r}); "
+                "pass a new or existing cache file such as .sarg-cache.sqlite"
+            )
+    if kind == "out-any":
+        folder = path if path.suffix != ".json" else path.parent
+        existing = folder
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"{option} {value}: {existing} is a file, so the folder cannot be created"
+        if not os.access(existing, os.W_OK):
+            return f"{option} {value}: the folder {existing} is not writable; pass another path"
+        return None
+    parent = path.parent
+    if not parent.exists():
+        return (
+            f"cannot write the {noun} {value}: the folder {parent} does not exist; create it "
+            f"first (mkdir -p {parent}) or pass a path in an existing folder"
+        )
+    if not parent.is_dir():
+        return f"cannot write the {noun} {value}: {parent} is a file, not a folder"
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"cannot write the {noun} {value}: permission denied; pass a writable path"
+    return None
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -707,6 +918,7 @@ def main(argv: list[str] | None = None) -> int:
     from sarg_integrations.errors import SARGError
 
     try:
+        check_path_options(args)
         return int(args.handler(args))
     except SARGError as exc:
         print(f"sarg: error: {exc}", file=sys.stderr)

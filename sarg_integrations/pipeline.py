@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 import dataclasses
 import inspect
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
-from sarg_integrations.config import SARGConfig
+from sarg_integrations.config import SARGConfig, check_deadline
 from sarg_integrations.direction import DirectionPredictor
 from sarg_integrations.direction_model import default_direction_classifier
 from sarg_integrations.documents import DocumentLike, coerce_documents, validate_query
@@ -58,6 +59,9 @@ __all__ = ["SARGPipeline", "StageObserver"]
 NO_TRIPLES = "no reasoning-schema triples were extracted from the documents"
 NO_ENTRY_NODES = "no graph node is similar enough to the query (similarity_threshold={tau})"
 NO_CHAINS = "no entry node has a neighbour in the {direction} direction, so no chain was found"
+PAST_DEADLINE = "deadline of {seconds:g} s passed before extraction finished"
+_DEADLINE_BATCH = 8  # documents per extract_many call when a deadline is set
+_DEADLINE_GRACE = 0.25  # seconds an extractor that takes deadline= gets to wind down
 
 
 @runtime_checkable
@@ -122,6 +126,16 @@ class SARGPipeline:
         keyphrase_extractor: A :class:`~sarg_integrations.matching.KeyphraseExtractor`;
             default KeyBERT over the pipeline's embedder.
         prompt_template: Overrides the prompt texts.
+        query_decomposer: For ``config.strategy="tasr"``: a
+            :class:`~sarg_integrations.tasr.QueryDecomposer`, or a language model
+            (LangChain, LlamaIndex, callable) to wrap in an
+            :class:`~sarg_integrations.tasr.LLMQueryDecomposer`; default ``llm``'s, else
+            the offline :class:`~sarg_integrations.tasr.RuleQueryDecomposer`.
+        entity_typer: For TaSR: an :class:`~sarg_integrations.tasr.EntityTyper` or a
+            language model; default ``llm``'s, else the offline
+            :class:`~sarg_integrations.tasr.OfflineEntityTyper`.
+        llm: For TaSR: one language model that both decomposes and types (the
+            offline typer stays the fallback for unreadable typing answers).
 
     Models load lazily on the first run, so constructing a pipeline is cheap.
 
@@ -162,6 +176,9 @@ class SARGPipeline:
         direction_classifier: DirectionPredictor | None = None,
         keyphrase_extractor: KeyphraseExtractor | None = None,
         prompt_template: PromptTemplate | None = None,
+        query_decomposer: Any = None,
+        entity_typer: Any = None,
+        llm: Any = None,
     ) -> None:
         if config is not None and not isinstance(config, SARGConfig):
             msg = (
@@ -208,6 +225,13 @@ class SARGPipeline:
             ngram_max=self.config.keyphrase_ngram_max,
         )
         self.prompt_template = prompt_template or PromptTemplate()
+        self.tasr_strategy: Any = None
+        if self.config.strategy == "tasr" or query_decomposer or entity_typer or llm:
+            from sarg_integrations.tasr.strategy import build_tasr_strategy
+
+            self.tasr_strategy = build_tasr_strategy(
+                self, query_decomposer=query_decomposer, entity_typer=entity_typer, llm=llm
+            )
 
     # ------------------------------------------------------------------ public API
 
@@ -217,6 +241,7 @@ class SARGPipeline:
         documents: Iterable[DocumentLike],
         *,
         observer: StageObserver | None = None,
+        deadline: float | None = None,
     ) -> SARGResult:
         """Run SARG on ``documents`` for ``query`` and return everything it produced.
 
@@ -225,13 +250,26 @@ class SARGPipeline:
             documents: Strings, ``{"id", "text", ...}`` dicts or
                 :class:`~sarg_integrations.schema.SourceDocument` records.
             observer: Receives every stage (for tracing); see :class:`StageObserver`.
+            deadline: Seconds extraction may take for this run; ``None`` uses
+                ``config.deadline_seconds``. Documents not extracted by then are listed
+                in ``skipped_documents`` (:data:`PAST_DEADLINE`) and the run goes on
+                with the triples it has. With a deadline, extraction runs in a daemon
+                worker thread that is abandoned if it does not return in time, so
+                even an extractor that hangs cannot hang the caller.
 
         Raises:
             InputError: Empty query, no documents, a malformed document or duplicate ids.
+            ConfigError: ``deadline`` is not a number of seconds > 0.
         """
+        limit = self._deadline(deadline)
         query, docs, stats, stages, start = self._begin(query, documents, observer)
         with stages("extract") as summary:
-            triples, skipped = self._collect(docs, self._extract(docs), stats, summary)
+            if limit is None:
+                outcomes = self._extract(docs)
+            else:
+                stats["deadline_seconds"] = limit
+                outcomes = self._extract_until(docs, limit)
+            triples, skipped = self._collect(docs, outcomes, stats, summary)
         return self._structure(query, docs, triples, skipped, stats, stages, start)
 
     async def arun(
@@ -240,16 +278,23 @@ class SARGPipeline:
         documents: Iterable[DocumentLike],
         *,
         observer: StageObserver | None = None,
+        deadline: float | None = None,
     ) -> SARGResult:
         """Async :meth:`run`, with native async extraction when the extractor has it.
 
         ``aextract_many`` (or ``aextract`` per document, concurrently) is awaited when
         the extractor defines it; otherwise extraction runs in a worker thread. The CPU
-        stages run in a worker thread so the event loop stays responsive.
+        stages run in a worker thread so the event loop stays responsive. ``deadline``
+        works as in :meth:`run`; pending async extractions are cancelled when it passes.
         """
+        limit = self._deadline(deadline)
         query, docs, stats, stages, start = self._begin(query, documents, observer)
         with stages("extract") as summary:
-            outcomes = await self._aextract(docs)
+            if limit is None:
+                outcomes = await self._aextract(docs)
+            else:
+                stats["deadline_seconds"] = limit
+                outcomes = await self._aextract_until(docs, limit)
             triples, skipped = self._collect(docs, outcomes, stats, summary)
         return await asyncio.to_thread(
             self._structure, query, docs, triples, skipped, stats, stages, start
@@ -291,6 +336,104 @@ class SARGPipeline:
                 outcomes = []
         if not outcomes:
             outcomes = [self._extract_one(doc) for doc in self._progress(usable)]
+        return _align(docs, usable, outcomes)
+
+    def _deadline(self, deadline: float | None) -> float | None:
+        if deadline is None:
+            return self.config.deadline_seconds
+        return check_deadline("deadline", deadline)
+
+    def _extract_until(self, docs: Sequence[SourceDocument], seconds: float) -> list[Any]:
+        """:meth:`_extract` in a daemon worker thread that the caller waits on for ``seconds``.
+
+        An extractor whose ``extract_many`` takes ``deadline=`` gets the whole batch (it
+        stops itself); any other is fed small batches so that documents finished
+        before the deadline are kept. Documents without an outcome when the time is up
+        are reported as past the deadline; a worker that is still busy is abandoned
+        (Python cannot stop a thread; it ends when the extractor returns).
+        """
+        usable = [d for d in docs if d.text.strip()]
+        done: dict[int, Any] = {}
+        lock = threading.Lock()
+        finished, abandoned = threading.Event(), threading.Event()
+        many = getattr(self.extractor, "extract_many", None)
+        stops_itself = callable(many) and _takes_deadline(many)
+
+        def record(first: int, outcomes: Sequence[Any]) -> None:
+            with lock:
+                done.update(enumerate(outcomes, start=first))
+
+        def work() -> None:
+            try:
+                if stops_itself:
+                    try:
+                        outcomes: list[Any] = list(many(usable, deadline=seconds))
+                    except Exception as exc:
+                        outcomes = [exc] * len(usable)
+                    if len(outcomes) != len(usable):
+                        msg = f"extract_many returned {len(outcomes)} outcomes for {len(usable)}"
+                        outcomes = [ExtractionOutcome(error=msg)] * len(usable)
+                    record(0, outcomes)
+                    return
+                step = _DEADLINE_BATCH if callable(many) else 1
+                for first in range(0, len(usable), step):
+                    if abandoned.is_set():
+                        return
+                    batch = usable[first : first + step]
+                    record(first, self._extract(batch))
+            except BaseException as exc:  # keep the worker quiet; the caller reports it
+                with lock:
+                    for i in range(len(usable)):
+                        done.setdefault(i, ExtractionOutcome(error=_describe(exc)))
+            finally:
+                finished.set()
+
+        if usable:
+            worker = threading.Thread(target=work, name="sarg-extract", daemon=True)
+            worker.start()
+            finished.wait(seconds + (_DEADLINE_GRACE if stops_itself else 0.0))
+            abandoned.set()
+        late = ExtractionOutcome(
+            error=PAST_DEADLINE.format(seconds=seconds), stats={"documents_past_deadline": 1}
+        )
+        with lock:
+            outcomes = [done.get(i, late) for i in range(len(usable))]
+        return _align(docs, usable, outcomes)
+
+    async def _aextract_until(self, docs: Sequence[SourceDocument], seconds: float) -> list[Any]:
+        """:meth:`_aextract` under a deadline: late async extractions are cancelled."""
+        usable = [d for d in docs if d.text.strip()]
+        many = getattr(self.extractor, "aextract_many", None)
+        one = getattr(self.extractor, "aextract", None)
+        late = ExtractionOutcome(
+            error=PAST_DEADLINE.format(seconds=seconds), stats={"documents_past_deadline": 1}
+        )
+        outcomes: list[Any]
+        if not usable:
+            return _align(docs, usable, [])
+        if inspect.iscoroutinefunction(many) and _takes_deadline(many):
+            outcomes = await _within(many(usable, deadline=seconds), seconds + _DEADLINE_GRACE)
+        elif inspect.iscoroutinefunction(one):
+            tasks = [asyncio.ensure_future(one(d)) for d in usable]
+            _, pending = await asyncio.wait(tasks, timeout=seconds)
+            for task in pending:
+                task.cancel()
+            outcomes = [
+                late if task in pending or task.cancelled() else (task.exception() or task.result())
+                for task in tasks
+            ]
+            return _align(docs, usable, outcomes)
+        elif inspect.iscoroutinefunction(many):
+            outcomes = await _within(many(usable), seconds)
+        else:
+            return await asyncio.to_thread(self._extract_until, docs, seconds)
+        if outcomes is None:
+            outcomes = [late] * len(usable)
+        elif isinstance(outcomes, Exception):
+            outcomes = [outcomes] * len(usable)
+        elif len(outcomes) != len(usable):
+            msg = f"aextract_many returned {len(outcomes)} outcomes for {len(usable)} documents"
+            outcomes = [ExtractionOutcome(error=msg)] * len(usable)
         return _align(docs, usable, outcomes)
 
     def _extract_one(self, doc: SourceDocument) -> Any:
@@ -371,6 +514,8 @@ class SARGPipeline:
         stages: _Stages,
         start: float,
     ) -> SARGResult:
+        if self.config.strategy == "tasr":
+            return self.tasr_strategy.run(query, docs, triples, skipped, stats, stages, start)
         cfg = self.config
         encode_before = self.embedder.encode_seconds
         misses_before, hits_before = self.embedder.misses, self.embedder.hits
@@ -455,13 +600,18 @@ class SARGPipeline:
                 fallback = NO_CHAINS.format(direction=direction.direction.value)
             if fallback is None:
                 evidence = self._evidence(docs, kept)
+                if cfg.evidence_fill is not None:
+                    evidence += self._fill_evidence(query_vec, docs, evidence, stats)
                 prompt = compile_prompt(query, kept, evidence, self.prompt_template)
             else:
-                evidence = [
-                    EvidencePassage(d.id, d.text, (), dict(d.metadata))
-                    for d in docs
-                    if d.text.strip()
-                ]
+                if cfg.evidence_fill is not None:
+                    evidence = self._fill_evidence(query_vec, docs, [], stats)
+                else:
+                    evidence = [
+                        EvidencePassage(d.id, d.text, (), dict(d.metadata))
+                        for d in docs
+                        if d.text.strip()
+                    ]
                 prompt = compile_flat_prompt(query, evidence, self.prompt_template)
             summary.update(
                 fallback_reason=fallback,
@@ -552,6 +702,68 @@ class SARGPipeline:
                 text = doc.text
             passages.append(EvidencePassage(doc_id, text, tuple(numbers), dict(doc.metadata)))
         return passages
+
+    def _fill_evidence(
+        self,
+        query_vec: Any,
+        docs: Sequence[SourceDocument],
+        already: Sequence[EvidencePassage],
+        stats: dict[str, Any],
+    ) -> list[EvidencePassage]:
+        """``config.evidence_fill`` more documents, by bridge-guided relevance."""
+        from sarg_integrations.evidence import bridge_guided_selection, bridge_links
+
+        taken = {p.document_id for p in already}
+        candidates = [d for d in docs if d.text.strip() and d.id not in taken]
+        if not candidates:
+            return []
+        vectors = self.embedder.embed([d.text for d in candidates])
+        relevance = dict(
+            zip((d.id for d in candidates), cosine_matrix(vectors, query_vec)[:, 0].tolist())
+        )
+        links = bridge_links(candidates)
+        picked = bridge_guided_selection(
+            [d.id for d in candidates], relevance, links, self.config.evidence_fill or 0
+        )
+        by_id = {d.id: d for d in candidates}
+        passages = []
+        for i, doc_id in enumerate(picked):
+            bridged = any(doc_id in links[earlier] for earlier in picked[:i])
+            doc = by_id[doc_id]
+            passages.append(
+                EvidencePassage(
+                    doc_id,
+                    doc.text,
+                    (),
+                    dict(doc.metadata),
+                    selected_by="bridge" if bridged else "relevance",
+                )
+            )
+        stats["evidence_filled"] = len(passages)
+        stats["evidence_bridged"] = sum(p.selected_by == "bridge" for p in passages)
+        return passages
+
+
+def _takes_deadline(method: Any) -> bool:
+    """Whether an extractor method accepts ``deadline=`` (it then stops itself in time)."""
+    try:
+        return "deadline" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+async def _within(call: Any, seconds: float) -> Any:
+    """Await ``call`` for at most ``seconds``: its result, the exception it raised, or None."""
+    try:
+        return list(await asyncio.wait_for(call, seconds))
+    except asyncio.TimeoutError:
+        return None
+    except Exception as exc:
+        return exc
+
+
+def _describe(exc: BaseException) -> str:
+    return f"extractor error: {type(exc).__name__}: {exc}"
 
 
 def _align(

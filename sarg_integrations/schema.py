@@ -318,12 +318,22 @@ class EvidencePassage:
         text: The passage text (the whole document, or its cited sentences).
         chain_ids: 1-based numbers of the kept chains that cite it.
         metadata: The source document's metadata, untouched.
+        selected_by: Why it is in the prompt: ``"chain"`` (behind a kept chain),
+            ``"bridge"`` (linked by an entity mention to a document picked before it),
+            ``"relevance"`` (most similar to the query among those left) or
+            ``"context"`` (the flat context). Default: ``"chain"`` when ``chain_ids``
+            is non-empty, else ``"context"``.
     """
 
     document_id: str
     text: str
     chain_ids: tuple[int, ...]
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    selected_by: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.selected_by is None:
+            object.__setattr__(self, "selected_by", "chain" if self.chain_ids else "context")
 
 
 @dataclass(frozen=True)
@@ -360,6 +370,11 @@ class SARGResult:
         skipped_documents: Documents that yielded no triples, with the reason.
         stats: Counters and per-stage timings (milliseconds, keys ``time_*_ms``).
         config: The configuration the run used, as a dict.
+        strategy: ``"sarg"`` (graph + beam search) or ``"tasr"`` (taxonomy-guided
+            step-wise selection; see :mod:`sarg_integrations.tasr`).
+        trace: The strategy's own record: for ``"tasr"`` a
+            :class:`~sarg_integrations.tasr.records.TaSRTrace` (sub-queries, binding
+            table, per-hop selection); ``None`` for ``"sarg"``.
     """
 
     query: str
@@ -377,6 +392,8 @@ class SARGResult:
     skipped_documents: list[SkippedDocument] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    strategy: str = "sarg"
+    trace: Any = None
 
     @property
     def used_fallback(self) -> bool:

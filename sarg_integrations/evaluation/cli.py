@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sarg_integrations.evaluation.datasets import DATASETS
-from sarg_integrations.evaluation.methods import BASE_METHODS
+from sarg_integrations.evaluation.methods import BASE_METHODS, TASR_METHODS
 
 __all__ = ["add_eval_arguments", "cli_eval"]
 
@@ -45,9 +45,12 @@ def add_eval_arguments(
     parser.add_argument(
         "--methods",
         nargs="+",
-        choices=BASE_METHODS,
+        choices=(*BASE_METHODS, *TASR_METHODS),
         metavar="NAME",
-        help=f"methods to compare (default all: {', '.join(BASE_METHODS)})",
+        help=(
+            f"methods to compare (default all: {', '.join(BASE_METHODS)}; optional: "
+            f"{', '.join(TASR_METHODS)})"
+        ),
     )
     parser.add_argument(
         "--no-sweeps", action="store_true", help="skip the beam-width / top-K sweeps"

@@ -28,7 +28,12 @@ from typing import Any
 
 from sarg_integrations.errors import InputError
 from sarg_integrations.evaluation.datasets import EvalQuestion, load_dataset
-from sarg_integrations.evaluation.methods import BASE_METHODS, MethodOutput, MethodSuite
+from sarg_integrations.evaluation.methods import (
+    BASE_METHODS,
+    TASR_METHODS,
+    MethodOutput,
+    MethodSuite,
+)
 from sarg_integrations.evaluation.metrics import (
     answer_in_text,
     count_tokens,
@@ -290,7 +295,8 @@ def aggregate(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             by_method[name].append(row)
     out: dict[str, Any] = {"n_questions": len(records)}
     out["methods"] = {name: _method_means(rows) for name, rows in by_method.items()}
-    out["sarg_vs_flat_topk_budget"] = _compare(records, "sarg", "flat_topk_budget")
+    for a, b in COMPARISONS:
+        out[f"{a}_vs_{b}"] = _compare(records, a, b)
     for key in ("hops", "qtype"):
         groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         for record in records:
@@ -298,6 +304,7 @@ def aggregate(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         out[f"by_{key}"] = {
             group: {
                 "comparison": _compare(rows, "sarg", "flat_topk_budget"),
+                "comparison_fill": _compare(rows, "sarg_fill", "flat_topk_budget_fill"),
                 "methods": {
                     name: {
                         m: v
@@ -341,6 +348,46 @@ def _fmt(value: Any, pct: bool = False) -> str:
             else f"{value:.1f}"
         )
     return str(value)
+
+
+COMPARISONS = (("sarg", "flat_topk_budget"), ("sarg_fill", "flat_topk_budget_fill"))
+"""(SARG method, flat top-k at that method's prompt-token budget) pairs compared."""
+
+
+def _comparison_table(aggregates: Mapping[str, Any], a: str, b: str, group_key: str) -> list[str]:
+    """Markdown rows comparing method ``a`` with ``b`` overall, by hops and by type."""
+    overall = aggregates.get(f"{a}_vs_{b}")
+    if not overall:
+        return []
+    lines = [
+        "",
+        f"`{a}` against flat top-k at `{a}`'s own prompt-token budget (`{b}`; "
+        f"supporting-paragraph recall, %; 'below' = share of questions where `{a}`'s "
+        "recall is lower; 'chain q.' = only the questions where SARG found chains, i.e. "
+        "did not fall back):",
+        "",
+        f"| group | n | {a} | {b} | below | above | fallback | chain q. n | "
+        f"{a} (chain q.) | {b} (chain q.) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    groups = [("all", overall)]
+    groups += [(f"hops={k}", v.get(group_key)) for k, v in aggregates.get("by_hops", {}).items()]
+    groups += [
+        (f"type={k}", v.get(group_key))
+        for k, v in aggregates.get("by_qtype", {}).items()
+        if k != "None"
+    ]
+    for label, c in groups:
+        if not c:
+            continue
+        lines.append(
+            f"| {label} | {c['n']} | {_fmt(c[f'{a}_recall'], True)} | "
+            f"{_fmt(c[f'{b}_recall'], True)} | {_fmt(c['share_below'], True)} | "
+            f"{_fmt(c['share_above'], True)} | {_fmt(c['fallback_share'], True)} | "
+            f"{c['n_chain_questions']} | {_fmt(c[f'{a}_recall_chain_questions'], True)} | "
+            f"{_fmt(c[f'{b}_recall_chain_questions'], True)} |"
+        )
+    return lines
 
 
 def markdown_report(
@@ -412,31 +459,8 @@ def markdown_report(
                 + " | ".join(_fmt(times.get(s)) for s in stages)
                 + f" | {_fmt(m.get('nodes'))} | {_fmt(m.get('edges'))} | {_fmt(m.get('beam_expansions'))} |"  # noqa: E501
             )
-    lines += [
-        "",
-        "SARG against flat top-k at SARG's own prompt-token budget (supporting-paragraph "
-        "recall, %; 'below' = share of questions where SARG's recall is lower; 'chain q.' = "
-        "only the questions where SARG found chains, i.e. did not fall back):",
-        "",
-        "| group | n | SARG | flat top-k @budget | below | above | SARG fallback | chain q. n | SARG (chain q.) | flat @budget (chain q.) |",  # noqa: E501
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    groups = [("all", aggregates.get("sarg_vs_flat_topk_budget"))]
-    groups += [(f"hops={k}", v["comparison"]) for k, v in aggregates.get("by_hops", {}).items()]
-    groups += [
-        (f"type={k}", v["comparison"])
-        for k, v in aggregates.get("by_qtype", {}).items()
-        if k != "None"
-    ]
-    for label, c in groups:
-        if not c:
-            continue
-        lines.append(
-            f"| {label} | {c['n']} | {_fmt(c['sarg_recall'], True)} | {_fmt(c['flat_topk_budget_recall'], True)} | "  # noqa: E501
-            f"{_fmt(c['share_below'], True)} | {_fmt(c['share_above'], True)} | {_fmt(c['fallback_share'], True)} | "  # noqa: E501
-            f"{c['n_chain_questions']} | {_fmt(c['sarg_recall_chain_questions'], True)} | "
-            f"{_fmt(c['flat_topk_budget_recall_chain_questions'], True)} |"
-        )
+    for (a, b), group_key in zip(COMPARISONS, ("comparison", "comparison_fill")):
+        lines += _comparison_table(aggregates, a, b, group_key)
     sweeps = [n for n in order if n.startswith(("sarg_beam", "sarg_topk"))]
     if sweeps:
         lines += [
@@ -521,9 +545,9 @@ def run_evaluation(
         dataset, data, limit=limit, shuffle_distractors=shuffle_distractors, seed=seed
     )
     methods = list(methods or BASE_METHODS)
-    unknown = [m for m in methods if m not in BASE_METHODS]
+    unknown = [m for m in methods if m not in (*BASE_METHODS, *TASR_METHODS)]
     if unknown:
-        msg = f"unknown method(s) {unknown}; valid: {', '.join(BASE_METHODS)}"
+        msg = f"unknown method(s) {unknown}; valid: {', '.join((*BASE_METHODS, *TASR_METHODS))}"
         raise InputError(msg, argument="methods", value=unknown)
     llm_name = (
         llm

@@ -19,6 +19,13 @@ times. Methods (names as they appear in records and tables):
 * ``sarg_bidirectional``: blind bidirectional traversal (ablation, paper E.2).
 * ``sarg_flat_evidence``: SARG's evidence passages as flat text, chains removed (E.3).
 * ``sarg_beam{β}`` / ``sarg_topk{K}``: the beam-width and top-K sweeps (Tables 9–10).
+* ``sarg_fill``: SARG with ``evidence_fill`` (default 4): the chain evidence plus
+  documents chosen by bridge-guided relevance (:mod:`sarg_integrations.evidence`).
+* ``flat_topk_budget_fill``: flat top-k at ``sarg_fill``'s prompt-token budget.
+* :data:`TASR_METHODS` (optional, run when named): ``tasr``, the TaSR-RAG strategy
+  (offline rule decomposer and typer, generic SPO triples, α = 0.5, two-level
+  taxonomy); ``tasr_semantic`` / ``tasr_structural``, its matching ablation (α = 1 / 0,
+  TaSR Table 4); ``tasr_depth1`` / ``tasr_depth3``, its taxonomy-depth ablation (Table 3).
 
 Extraction dominates the cost, so each paragraph is extracted once per schema
 (:class:`CachingExtractor`) and the query's key phrases once per question
@@ -27,6 +34,7 @@ Extraction dominates the cost, so each paragraph is extracted once per schema
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,6 +56,7 @@ from sarg_integrations.schema import EvidencePassage, SARGResult, SourceDocument
 __all__ = [
     "BASE_METHODS",
     "BEAM_WIDTHS",
+    "TASR_METHODS",
     "TOP_KS",
     "CachingExtractor",
     "CachingKeyphrases",
@@ -67,7 +76,18 @@ BASE_METHODS = (
     "sarg_spo",
     "sarg_bidirectional",
     "sarg_flat_evidence",
+    "sarg_fill",
+    "flat_topk_budget_fill",
 )
+TASR_METHODS = ("tasr", "tasr_semantic", "tasr_structural", "tasr_depth1", "tasr_depth3")
+"""The TaSR-RAG strategy and its ablations (run only when asked for)."""
+_TASR_VARIANTS = {
+    "tasr": {},
+    "tasr_semantic": {"tasr_alpha": 1.0},
+    "tasr_structural": {"tasr_alpha": 0.0},
+    "tasr_depth1": {"tasr_taxonomy_depth": 1},
+    "tasr_depth3": {"tasr_taxonomy_depth": 3},
+}
 BEAM_WIDTHS = (1, 3, 5, 10)
 TOP_KS = (1, 3, 5, 10, 15)
 
@@ -218,6 +238,7 @@ class MethodSuite:
         keyphrase_extractor: Default KeyBERT over the shared embedder.
         direction_classifier: Default: the pipeline's default classifier.
         flat_top_k: ``k`` of ``flat_topk``.
+        evidence_fill: ``SARGConfig.evidence_fill`` of ``sarg_fill``.
         beam_widths: The beam-width sweep.
         top_ks: The top-K sweep.
     """
@@ -231,6 +252,7 @@ class MethodSuite:
         keyphrase_extractor: KeyphraseExtractor | None = None,
         direction_classifier: Any = None,
         flat_top_k: int = 5,
+        evidence_fill: int = 4,
         beam_widths: Sequence[int] = BEAM_WIDTHS,
         top_ks: Sequence[int] = TOP_KS,
     ) -> None:
@@ -243,6 +265,7 @@ class MethodSuite:
             msg = f"flat_top_k={flat_top_k!r} must be a positive integer"
             raise ConfigError(msg, field="flat_top_k", value=flat_top_k)
         self.flat_top_k = flat_top_k
+        self.evidence_fill = evidence_fill
         self.beam_widths = tuple(beam_widths)
         self.top_ks = tuple(top_ks)
         self.embedder = (
@@ -310,11 +333,36 @@ class MethodSuite:
                 cfg = cfg.replace(beam_width=int(name.removeprefix("sarg_beam")))
             elif name.startswith("sarg_topk"):
                 cfg = cfg.replace(top_k=int(name.removeprefix("sarg_topk")))
+            elif name == "sarg_fill":
+                cfg = cfg.replace(evidence_fill=self.evidence_fill)
+            elif name in _TASR_VARIANTS:
+                self._pipelines[name] = self._tasr_pipeline(name)
+                return self._pipelines[name]
             else:
                 msg = f"{name!r} is not a SARG method"
                 raise KeyError(msg)
             self._pipelines[name] = self._pipeline(cfg, schema, self.direction_classifier)
         return self._pipelines[name]
+
+    def _tasr_pipeline(self, name: str) -> SARGPipeline:
+        """A TaSR pipeline sharing the generic-SPO extractions, embedder and typer."""
+        from sarg_integrations.tasr import OfflineEntityTyper, RuleQueryDecomposer
+
+        if not hasattr(self, "_tasr_shared"):
+            self._tasr_shared = (RuleQueryDecomposer(), OfflineEntityTyper(self.embedder))
+        decomposer, typer = self._tasr_shared
+        cfg = self.config.replace(
+            strategy="tasr", schema="generic_spo", embedding_cache_size=0, **_TASR_VARIANTS[name]
+        )
+        return SARGPipeline(
+            cfg,
+            extractor=self.extractors["generic_spo"],  # type: ignore[arg-type]
+            embedder=self.embedder,
+            keyphrase_extractor=self.keyphrases,
+            direction_classifier=self.direction_classifier,
+            query_decomposer=decomposer,
+            entity_typer=typer,
+        )
 
     @property
     def direction_classifier_name(self) -> str:
@@ -345,7 +393,13 @@ class MethodSuite:
         ``flat_topk_budget`` and ``sarg_flat_evidence`` need ``sarg`` and run it if absent
         (it is then in the output too).
         """
-        docs = list(question.paragraphs)
+        # The gold label stays with the harness: no method may see it.
+        docs = [
+            dataclasses.replace(
+                d, metadata={k: v for k, v in d.metadata.items() if k != "is_supporting"}
+            )
+            for d in question.paragraphs
+        ]
         query = question.question
         out: dict[str, MethodOutput] = {}
         ranking: list[SourceDocument] | None = None
@@ -393,8 +447,8 @@ class MethodSuite:
             elif name == "long_context_reorder":
                 out[name] = _flat_output(query, long_context_reorder(ranked()), self.template)
                 out[name].times_ms["rank"] = round(rank_ms, 3)
-            elif name == "flat_topk_budget":
-                budget = sarg("sarg").prompt_tokens
+            elif name in ("flat_topk_budget", "flat_topk_budget_fill"):
+                budget = sarg(name.replace("flat_topk_budget", "sarg")).prompt_tokens
                 out[name] = self._budgeted(query, ranked(), budget)
                 out[name].times_ms["rank"] = round(rank_ms, 3)
                 out[name].stats["budget_tokens"] = budget
@@ -409,7 +463,7 @@ class MethodSuite:
                     fallback=base.used_fallback,
                 )
                 out[name] = flat
-            elif name.startswith("sarg"):
+            elif name.startswith("sarg") or name in _TASR_VARIANTS:
                 sarg(name)
             else:
                 msg = f"unknown method {name!r}; valid: {', '.join(BASE_METHODS)}, sarg_beamN, sarg_topkN"  # noqa: E501

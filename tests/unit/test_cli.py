@@ -40,6 +40,8 @@ RESULT_FIELDS = {
     "skipped_documents",
     "stats",
     "config",
+    "strategy",
+    "trace",
 }
 
 _RELATION = re.compile(r"^(?P<cause>.+?) (?P<rel>causes|leads to|results in) (?P<effect>.+)$", re.I)

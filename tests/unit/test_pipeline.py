@@ -51,7 +51,7 @@ def test_result_serialises_to_json_with_documented_fields():
     assert list(data) == [
         "query", "document_ids", "triples", "graph_size", "graph", "keyphrases", "entry_nodes",
         "direction", "candidate_chains", "chains", "evidence", "prompt", "fallback_reason",
-        "skipped_documents", "stats", "config",
+        "skipped_documents", "stats", "config", "strategy", "trace",
     ]
     assert data["graph_size"] == {"nodes": 4, "edges": 3}
     assert data["chains"][0]["hops"][0]["relation_type"] == "causal"

@@ -1,0 +1,234 @@
+"""Bridge-guided evidence selection: topics, mention links, greedy picking, the pipeline option."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+
+import pytest
+from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+
+from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
+from sarg_integrations.errors import ConfigError
+from sarg_integrations.evidence import (
+    bridge_guided_selection,
+    bridge_links,
+    document_topic,
+)
+
+# ----------------------------------------------------------------------------- topics
+
+
+@pytest.mark.parametrize(
+    ("text", "metadata", "topic"),
+    [
+        ("Big Stone Gap is a 2014 film.", {"title": "Big Stone Gap (film)"}, "Big Stone Gap"),
+        ("anything", {"title": "Winner (band)"}, "Winner"),
+        ("anything", {"title": "(1999)"}, "(1999)"),  # nothing left after the strip: keep it
+        ("Adriana Trigiani is an Italian American author.", {}, "Adriana Trigiani"),
+        ("The Hork-Bajir Chronicles is the second companion book.", {}, "Hork-Bajir Chronicles"),
+        ("Winner (Hangul: 위너), often stylized as WINNER, is a group.", {}, "Winner"),
+        ("Eenasul Fateh, also known as Aladin, is a consultant.", {}, "Eenasul Fateh"),
+        ("heavy rain causes floods.", {}, None),  # no capitalised subject
+        ("It was a dark night.", {}, None),  # "It" is too short to be a topic
+        ("Rain causes floods.", {}, None),  # no copula after the capitalised words
+        ("A B C D E F G H I J is long.", {}, None),  # ten words: not a name
+    ],
+)
+def test_document_topic(text, metadata, topic):
+    assert document_topic(SourceDocument("d", text, metadata)) == topic
+
+
+def test_a_title_that_is_not_a_string_is_ignored():
+    doc = SourceDocument("d", "Adriana Trigiani is an author.", {"title": 42})
+    assert document_topic(doc) == "Adriana Trigiani"
+
+
+# ----------------------------------------------------------------------------- links
+
+WORDS = ["Alpha", "Beta", "Gamma", "Delta", "rain", "flood", "of", "the", "Beta Gamma"]
+
+
+def _brute_force_links(docs, topics):
+    links = {d.id: set() for d in docs}
+    for a, b in itertools.permutations(docs, 2):
+        topic = topics.get(b.id)
+        if topic and re.search(rf"(?<!\w){re.escape(topic)}(?!\w)", a.text):
+            links[a.id].add(b.id)
+            links[b.id].add(a.id)
+    return links
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_links_match_a_brute_force_scan(seed):
+    rng = random.Random(seed)
+    docs = [
+        SourceDocument(f"d{i}", " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12))))
+        for i in range(rng.randint(1, 8))
+    ]
+    topics = {d.id: rng.choice([None, "Alpha", "Beta Gamma", "Delta", "flood"]) for d in docs}
+    assert bridge_links(docs, topics) == _brute_force_links(docs, topics)
+
+
+def test_links_are_case_sensitive_whole_words_and_never_self_links():
+    docs = [
+        SourceDocument("a", "Winner is a band. The winners of Winnerville."),
+        SourceDocument("b", "the winner took all; Winnerville is a town."),
+        SourceDocument("c", "They signed with Winner in 2014."),
+    ]
+    links = bridge_links(docs)
+    assert links == {"a": {"c"}, "b": set(), "c": {"a"}}
+
+
+def test_links_use_the_title_metadata():
+    docs = [
+        SourceDocument("film", "Big Stone Gap was directed by Adriana Trigiani."),
+        SourceDocument("person", "She is a writer.", {"title": "Adriana Trigiani"}),
+        SourceDocument("other", "Rain causes floods."),
+    ]
+    assert bridge_links(docs) == {"film": {"person"}, "person": {"film"}, "other": set()}
+
+
+def test_links_scale_linearly():
+    # 5,000 documents, each mentioning the next one's topic: a pairwise scan would be
+    # 25 million searches; the n-gram table makes it one pass over the text.
+    docs = [
+        SourceDocument(f"d{i}", f"Topic{i} is here. It mentions Topic{i + 1} today.")
+        for i in range(5000)
+    ]
+    links = bridge_links(docs)
+    assert links["d0"] == {"d1"} and links["d10"] == {"d9", "d11"}
+    assert sum(map(len, links.values())) == 2 * 4999
+
+
+# ----------------------------------------------------------------------------- selection
+
+
+def _brute_force_selection(ids, relevance, links, count):
+    position = {d: i for i, d in enumerate(ids)}
+    picked = []
+    while len(picked) < min(count, len(ids)):
+        left = [d for d in ids if d not in picked]
+        linked = [d for d in left if any(d in links[p] for p in picked)]
+        pool = linked or left
+        picked.append(min(pool, key=lambda d: (-relevance[d], position[d])))
+    return picked
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_selection_matches_its_definition(seed):
+    rng = random.Random(seed)
+    ids = [f"d{i}" for i in range(rng.randint(1, 9))]
+    relevance = {d: rng.choice([0.1, 0.2, 0.5, 0.9]) for d in ids}  # ties on purpose
+    links = {d: set() for d in ids}
+    for a, b in itertools.combinations(ids, 2):
+        if rng.random() < 0.25:
+            links[a].add(b)
+            links[b].add(a)
+    count = rng.randint(1, 10)
+    assert bridge_guided_selection(ids, relevance, links, count) == _brute_force_selection(
+        ids, relevance, links, count
+    )
+
+
+def test_selection_follows_a_bridge_past_more_similar_documents():
+    ids = ["film", "distractor1", "distractor2", "director"]
+    relevance = {"film": 0.8, "distractor1": 0.6, "distractor2": 0.5, "director": 0.1}
+    links = {"film": {"director"}, "director": {"film"}, "distractor1": set(), "distractor2": set()}
+    assert bridge_guided_selection(ids, relevance, links, 2) == ["film", "director"]
+    assert bridge_guided_selection(ids, relevance, links, 3) == [
+        "film",
+        "director",
+        "distractor1",
+    ]
+    assert bridge_guided_selection(ids, relevance, links, 0) == []
+
+
+# ----------------------------------------------------------------------------- pipeline
+
+STORY = [
+    {"id": "d1", "text": "Heavy rain causes river flooding."},
+    {"id": "d2", "text": "River flooding leads to crop damage."},
+    {"id": "d3", "text": "Oakridge Farm grows wheat near the river.", "metadata": {"title": "x"}},
+    {"id": "d4", "text": "Heavy rain fell on Oakridge Farm in May."},
+    {"id": "d5", "text": "Oakridge Farm is owned by the Miller family."},
+    {"id": "d6", "text": "The museum opened in 1901."},
+]
+
+
+def make(config):
+    return SARGPipeline(
+        config,
+        extractor=PatternExtractor(),
+        embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("heavy rain"),
+        direction_classifier=CueWordDirectionClassifier(),
+    )
+
+
+def test_default_evidence_is_the_chain_documents_only():
+    result = make(SARGConfig(similarity_threshold=0.6)).run("What does heavy rain cause?", STORY)
+    assert [p.document_id for p in result.evidence] == ["d1", "d2"]
+    assert {p.selected_by for p in result.evidence} == {"chain"}
+    assert "evidence_filled" not in result.stats
+
+
+def test_fill_adds_documents_after_the_chain_evidence():
+    cfg = SARGConfig(similarity_threshold=0.6, evidence_fill=2)
+    result = make(cfg).run("What does heavy rain cause?", STORY)
+    ids = [p.document_id for p in result.evidence]
+    assert ids[:2] == ["d1", "d2"] and len(ids) == 4 and len(set(ids)) == 4
+    assert [p.selected_by for p in result.evidence[:2]] == ["chain", "chain"]
+    assert {p.selected_by for p in result.evidence[2:]} <= {"bridge", "relevance"}
+    assert result.evidence[2].selected_by == "relevance"  # the first pick is never a bridge
+    assert all(p.chain_ids == () for p in result.evidence[2:])
+    assert result.stats["evidence_filled"] == 2
+    # Filled documents are in the prompt's evidence section, after the chains.
+    for p in result.evidence:
+        assert result.prompt.index(p.text) > result.prompt.index("## Reasoning chains")
+    assert json.loads(result.to_json())["evidence"][2]["selected_by"] in {"bridge", "relevance"}
+
+
+def test_fill_follows_a_topic_bridge():
+    # d4 mentions "Oakridge Farm", the topic of d5 ("Oakridge Farm is owned by …"):
+    # once d4 is picked, d5 is preferred over anything merely similar to the query.
+    docs = [
+        {"id": "q1", "text": "Heavy rain fell on Oakridge Farm in May."},
+        {"id": "q2", "text": "Heavy rain and heavy wind in May."},
+        {"id": "q3", "text": "Heavy rain in April."},
+        {"id": "b1", "text": "Oakridge Farm is owned by the Miller family."},
+    ]
+    result = make(SARGConfig(similarity_threshold=0.99, evidence_fill=2)).run(
+        "Who owns the farm where heavy rain fell in May?", docs
+    )
+    assert result.used_fallback
+    assert [(p.document_id, p.selected_by) for p in result.evidence] == [
+        ("q1", "relevance"),
+        ("b1", "bridge"),
+    ]
+    assert "heavy wind" not in result.prompt
+
+
+def test_fill_on_fallback_replaces_the_whole_context():
+    docs = [{"id": f"n{i}", "text": f"Note number {i} about the museum."} for i in range(6)]
+    result = make(SARGConfig(similarity_threshold=0.6, evidence_fill=3)).run(
+        "When did the museum open?", docs
+    )
+    assert result.used_fallback
+    assert len(result.evidence) == 3
+    assert {p.selected_by for p in result.evidence} <= {"bridge", "relevance"}
+    assert result.prompt.count("<document id=") == 3
+
+
+def test_fill_larger_than_the_documents_takes_them_all_once():
+    cfg = SARGConfig(similarity_threshold=0.6, evidence_fill=50)
+    result = make(cfg).run("What does heavy rain cause?", STORY)
+    assert sorted(p.document_id for p in result.evidence) == sorted(d["id"] for d in STORY)
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, True, "3"])
+def test_bad_fill_is_a_config_error(value):
+    with pytest.raises(ConfigError, match="evidence_fill"):
+        SARGConfig(evidence_fill=value)

@@ -58,6 +58,7 @@ _COMPONENTS = (
     "prompt_template",
     "query_decomposer",
     "entity_typer",
+    "llm",
 )
 
 
@@ -148,10 +149,17 @@ class SARGSettings(BaseModel):
     """TaSR: a :class:`~sarg_integrations.tasr.QueryDecomposer` or a language model."""
     entity_typer: Any = Field(default=None, exclude=True, description="TaSR entity typer.")
     """TaSR: an :class:`~sarg_integrations.tasr.EntityTyper` or a language model."""
+    llm: Any = Field(default=None, exclude=True, description="TaSR language model.")
+    """TaSR: one language model that decomposes the query and types the entities
+    (``SARGPipeline(llm=...)``); ``query_decomposer`` / ``entity_typer`` take precedence."""
     pipeline: Any = Field(default=None, exclude=True, description="A ready SARGPipeline.")
     """A ready :class:`~sarg_integrations.SARGPipeline` to share (instead of the settings)."""
 
     _sarg_pipeline: SARGPipeline | None = PrivateAttr(default=None)
+
+    # Collaborator fields a subclass redefines for its own use, kept from the pipeline
+    # (SARGQueryEngine's ``llm`` writes the answer).
+    _sarg_own_fields: ClassVar[frozenset[str]] = frozenset()
 
     # Turn framework objects (embeddings, LLMs) into SARG collaborators; each framework
     # adds its embeddings wrapper. Called as wrapper(value, settings) before the build.
@@ -238,7 +246,7 @@ def _build_pipeline(cls: type[SARGSettings], data: Mapping[str, Any]) -> SARGPip
     components = {
         name: wrappers[name](data[name], data) if name in wrappers else data[name]
         for name in _COMPONENTS
-        if data.get(name) is not None
+        if data.get(name) is not None and name not in cls._sarg_own_fields
     }
     pipeline = data.get("pipeline")
     if pipeline is not None:

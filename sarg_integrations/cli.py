@@ -224,7 +224,8 @@ def _build_parser() -> argparse.ArgumentParser:
         help=(
             "extract triples with a LangChain chat model PROVIDER:MODEL, e.g. "
             "openai:gpt-4o-mini or ollama:qwen2.5:7b (needs the provider's package, "
-            "e.g. langchain-openai)"
+            "e.g. langchain-openai); with --strategy tasr the model also decomposes the "
+            "question and types the entities"
         ),
     )
     llm.add_argument(
@@ -457,21 +458,33 @@ def _cmd_distill_direction(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- pipeline
 
 
-def build_pipeline(config: SARGConfig, extractor: TripleExtractor | None = None) -> SARGPipeline:
+def build_pipeline(
+    config: SARGConfig, extractor: TripleExtractor | None = None, llm: Any = None
+) -> SARGPipeline:
     """Return the pipeline the CLI runs (tests replace this with one built from fakes).
 
     Args:
         config: The validated settings from the command line.
         extractor: The triple extractor (``--llm``); ``None`` uses the offline default.
             It is passed only when ``--llm`` is given.
+        llm: The ``--llm`` model, for TaSR's query decomposition and entity typing
+            (``SARGPipeline(llm=...)``). It is passed only with ``--llm`` and
+            ``--strategy tasr``.
     """
     from sarg_integrations.pipeline import SARGPipeline
 
-    return SARGPipeline(config, extractor=extractor)
+    return SARGPipeline(config, extractor=extractor, llm=llm)
 
 
-def build_llm_extractor(args: argparse.Namespace, config: SARGConfig) -> TripleExtractor:
+def build_llm_extractor(
+    args: argparse.Namespace, config: SARGConfig, model: Any = None
+) -> TripleExtractor:
     """Return the :class:`~sarg_integrations.LLMTripleExtractor` for ``--llm SPEC``.
+
+    Args:
+        args: The parsed command line (``--llm``, ``--cache``, ``--max-concurrency``).
+        config: The settings; ``config.schema`` selects the extraction prompt.
+        model: The model ``--llm`` names, when already resolved; default: resolve it.
 
     Raises:
         ConfigError: A malformed ``--llm`` spec or ``--cache`` path.
@@ -480,7 +493,8 @@ def build_llm_extractor(args: argparse.Namespace, config: SARGConfig) -> TripleE
     from sarg_integrations.llm import specs
     from sarg_integrations.llm.extractor import LLMTripleExtractor
 
-    model = specs.resolve_llm_spec(args.llm)
+    if model is None:
+        model = specs.resolve_llm_spec(args.llm)
     return LLMTripleExtractor(
         model,
         prompt=config.schema,
@@ -576,7 +590,14 @@ def _execute(
     report_stream = sys.stderr if json_to_stdout else sys.stdout
     with _quiet_models():
         if getattr(args, "llm", None):
-            pipeline = build_pipeline(config, extractor=build_llm_extractor(args, config))
+            from sarg_integrations.llm import specs
+
+            model = specs.resolve_llm_spec(args.llm)
+            extractor = build_llm_extractor(args, config, model=model)
+            if config.strategy == "tasr":  # one model extracts, decomposes and types
+                pipeline = build_pipeline(config, extractor=extractor, llm=model)
+            else:
+                pipeline = build_pipeline(config, extractor=extractor)
         else:
             pipeline = build_pipeline(config)
         result = pipeline.run(query, documents)

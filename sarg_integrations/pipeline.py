@@ -4,7 +4,8 @@
 returns one :class:`~sarg_integrations.schema.SARGResult` holding every intermediate
 product, the compiled prompt and per-stage timings. When no triples, no entry node or
 no chain is found, the prompt falls back to the flat retrieved context and the result
-says why: SARG never hands the generator less context than flat RAG would.
+says why (with ``config.evidence_fill`` the fallback context is the documents that
+bridge-guided relevance picks; see :mod:`sarg_integrations.evidence`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,6 +60,36 @@ DECOMPOSITION = {
     "variables": {"?x": "database", "?y": "company"},
 }
 ANSWER = "```json\n" + json.dumps(DECOMPOSITION) + "\n```"
+
+
+# How an LLM types the example's entities with the default taxonomy (Table 5, which has
+# no Work/Database): what `llm=` alone, without DictTyper, types them as.
+LLM_TYPES = {
+    "Science Activity Planner": "WORK/SoftwareProject",
+    "MySQL": "WORK/SoftwareProject",
+    "PostgreSQL": "WORK/SoftwareProject",
+    "Oracle Corporation": "ORGANIZATION/Company",
+}
+
+
+def reply(prompt: str) -> str:
+    """An LLM's answer to a TaSR prompt: the decomposition, or the numbered mentions' types."""
+    if "You type entities" not in prompt:
+        return ANSWER
+    mentions = re.findall(r"^(\d+)\. (.+?)(?:  \(in: .*)?$", prompt, flags=re.MULTILINE)
+    types = [{"id": int(i), "type": LLM_TYPES.get(text, "OTHER")} for i, text in mentions]
+    return json.dumps({"types": types})
+
+
+def tasr_llm() -> Any:
+    """A plain callable answering both TaSR prompts (:func:`reply`); records its prompts."""
+
+    def llm(prompt: str) -> str:
+        llm.prompts.append(prompt)  # type: ignore[attr-defined]
+        return reply(prompt)
+
+    llm.prompts = []  # type: ignore[attr-defined]
+    return llm
 
 
 class FixedTriples:

@@ -288,14 +288,17 @@ def _compare(records: Sequence[Mapping[str, Any]], a: str, b: str) -> dict[str, 
 
 
 def aggregate(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Means per method, SARG vs flat top-k at SARG's budget, by hops and by type."""
+    """Means per method and the :data:`COMPARISONS`, overall, by hops and by type.
+
+    A comparison whose two methods were not both run is ``None``.
+    """
     by_method: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for record in records:
         for name, row in record["methods"].items():
             by_method[name].append(row)
     out: dict[str, Any] = {"n_questions": len(records)}
     out["methods"] = {name: _method_means(rows) for name, rows in by_method.items()}
-    for a, b in COMPARISONS:
+    for a, b, _ in COMPARISONS:
         out[f"{a}_vs_{b}"] = _compare(records, a, b)
     for key in ("hops", "qtype"):
         groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
@@ -303,8 +306,7 @@ def aggregate(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             groups[str(record.get(key))].append(record)
         out[f"by_{key}"] = {
             group: {
-                "comparison": _compare(rows, "sarg", "flat_topk_budget"),
-                "comparison_fill": _compare(rows, "sarg_fill", "flat_topk_budget_fill"),
+                **{group_key: _compare(rows, a, b) for a, b, group_key in COMPARISONS},
                 "methods": {
                     name: {
                         m: v
@@ -350,12 +352,20 @@ def _fmt(value: Any, pct: bool = False) -> str:
     return str(value)
 
 
-COMPARISONS = (("sarg", "flat_topk_budget"), ("sarg_fill", "flat_topk_budget_fill"))
-"""(SARG method, flat top-k at that method's prompt-token budget) pairs compared."""
+COMPARISONS = (
+    ("sarg", "flat_topk_budget", "comparison"),
+    ("sarg_fill", "flat_topk_budget_fill", "comparison_fill"),
+    ("tasr", "flat_topk_budget_tasr", "comparison_tasr"),
+)
+"""(method, flat top-k at that method's prompt-token budget, key in ``by_hops`` /
+``by_qtype`` groups) triples compared; the overall comparison is ``"{a}_vs_{b}"``."""
 
 
 def _comparison_table(aggregates: Mapping[str, Any], a: str, b: str, group_key: str) -> list[str]:
-    """Markdown rows comparing method ``a`` with ``b`` overall, by hops and by type."""
+    """Markdown rows comparing method ``a`` with ``b`` overall, by hops and by type.
+
+    No rows when the pair was not run (its comparison is ``None`` or absent).
+    """
     overall = aggregates.get(f"{a}_vs_{b}")
     if not overall:
         return []
@@ -363,7 +373,7 @@ def _comparison_table(aggregates: Mapping[str, Any], a: str, b: str, group_key: 
         "",
         f"`{a}` against flat top-k at `{a}`'s own prompt-token budget (`{b}`; "
         f"supporting-paragraph recall, %; 'below' = share of questions where `{a}`'s "
-        "recall is lower; 'chain q.' = only the questions where SARG found chains, i.e. "
+        f"recall is lower; 'chain q.' = only the questions where `{a}` found chains, i.e. "
         "did not fall back):",
         "",
         f"| group | n | {a} | {b} | below | above | fallback | chain q. n | "
@@ -459,7 +469,7 @@ def markdown_report(
                 + " | ".join(_fmt(times.get(s)) for s in stages)
                 + f" | {_fmt(m.get('nodes'))} | {_fmt(m.get('edges'))} | {_fmt(m.get('beam_expansions'))} |"  # noqa: E501
             )
-    for (a, b), group_key in zip(COMPARISONS, ("comparison", "comparison_fill")):
+    for a, b, group_key in COMPARISONS:
         lines += _comparison_table(aggregates, a, b, group_key)
     sweeps = [n for n in order if n.startswith(("sarg_beam", "sarg_topk"))]
     if sweeps:

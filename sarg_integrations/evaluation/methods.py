@@ -25,7 +25,11 @@ times. Methods (names as they appear in records and tables):
 * :data:`TASR_METHODS` (optional, run when named): ``tasr``, the TaSR-RAG strategy
   (offline rule decomposer and typer, generic SPO triples, α = 0.5, two-level
   taxonomy); ``tasr_semantic`` / ``tasr_structural``, its matching ablation (α = 1 / 0,
-  TaSR Table 4); ``tasr_depth1`` / ``tasr_depth3``, its taxonomy-depth ablation (Table 3).
+  TaSR Table 4); ``tasr_depth1`` / ``tasr_depth3``, its taxonomy-depth ablation (Table 3);
+  ``flat_topk_budget_tasr``, flat top-k at ``tasr``'s prompt-token budget.
+
+Every ``flat_topk_budget*`` method is listed in :data:`BUDGET_BASELINES` with the method
+whose budget it gets; it runs that method when it has not run yet.
 
 Extraction dominates the cost, so each paragraph is extracted once per schema
 (:class:`CachingExtractor`) and the query's key phrases once per question
@@ -56,6 +60,7 @@ from sarg_integrations.schema import EvidencePassage, SARGResult, SourceDocument
 __all__ = [
     "BASE_METHODS",
     "BEAM_WIDTHS",
+    "BUDGET_BASELINES",
     "TASR_METHODS",
     "TOP_KS",
     "CachingExtractor",
@@ -79,8 +84,21 @@ BASE_METHODS = (
     "sarg_fill",
     "flat_topk_budget_fill",
 )
-TASR_METHODS = ("tasr", "tasr_semantic", "tasr_structural", "tasr_depth1", "tasr_depth3")
-"""The TaSR-RAG strategy and its ablations (run only when asked for)."""
+TASR_METHODS = (
+    "tasr",
+    "tasr_semantic",
+    "tasr_structural",
+    "tasr_depth1",
+    "tasr_depth3",
+    "flat_topk_budget_tasr",
+)
+"""The TaSR-RAG strategy, its ablations and its same-budget baseline (run when named)."""
+BUDGET_BASELINES = {
+    "flat_topk_budget": "sarg",
+    "flat_topk_budget_fill": "sarg_fill",
+    "flat_topk_budget_tasr": "tasr",
+}
+"""Same-budget baseline → the method whose prompt-token count is its budget."""
 _TASR_VARIANTS = {
     "tasr": {},
     "tasr_semantic": {"tasr_alpha": 1.0},
@@ -390,8 +408,9 @@ class MethodSuite:
     def run(self, question: EvalQuestion, methods: Sequence[str]) -> dict[str, MethodOutput]:
         """Run ``methods`` on ``question``; returns name → output in ``methods`` order.
 
-        ``flat_topk_budget`` and ``sarg_flat_evidence`` need ``sarg`` and run it if absent
-        (it is then in the output too).
+        A ``flat_topk_budget*`` method needs the method whose budget it takes
+        (:data:`BUDGET_BASELINES`), and ``sarg_flat_evidence`` needs ``sarg``; they run it
+        if absent (it is then in the output too).
         """
         # The gold label stays with the harness: no method may see it.
         docs = [
@@ -447,8 +466,8 @@ class MethodSuite:
             elif name == "long_context_reorder":
                 out[name] = _flat_output(query, long_context_reorder(ranked()), self.template)
                 out[name].times_ms["rank"] = round(rank_ms, 3)
-            elif name in ("flat_topk_budget", "flat_topk_budget_fill"):
-                budget = sarg(name.replace("flat_topk_budget", "sarg")).prompt_tokens
+            elif name in BUDGET_BASELINES:
+                budget = sarg(BUDGET_BASELINES[name]).prompt_tokens
                 out[name] = self._budgeted(query, ranked(), budget)
                 out[name].times_ms["rank"] = round(rank_ms, 3)
                 out[name].stats["budget_tokens"] = budget
@@ -466,7 +485,8 @@ class MethodSuite:
             elif name.startswith("sarg") or name in _TASR_VARIANTS:
                 sarg(name)
             else:
-                msg = f"unknown method {name!r}; valid: {', '.join(BASE_METHODS)}, sarg_beamN, sarg_topkN"  # noqa: E501
+                valid = ", ".join((*BASE_METHODS, *TASR_METHODS))
+                msg = f"unknown method {name!r}; valid: {valid}, sarg_beamN, sarg_topkN"
                 raise KeyError(msg)
             out[name].times_ms.setdefault("total", round((time.perf_counter() - start) * 1000.0, 3))
         return out

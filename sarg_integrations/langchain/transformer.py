@@ -36,7 +36,9 @@ class SARGDocumentTransformer(
     carries ``metadata["sarg"]`` (chain ids, hop positions, scores) next to its original
     metadata; the input documents are never modified. When SARG finds no chain it
     returns every non-empty input document (as copies marked ``"fallback": True``), so
-    it never hands on less context than flat RAG would.
+    it never hands on less context than flat RAG would; with ``evidence_fill=n`` the
+    chain evidence is followed by ``n`` documents picked by bridge-guided relevance,
+    which are also the whole output on fallback.
 
     Each pipeline stage (extract, build, match, direction, traverse, compile) is reported
     as a child run with its counters, so it shows up in callbacks and tracing. Settings

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.llms.base import BaseLLM
@@ -49,7 +49,8 @@ class SARGQueryEngine(SARGSettings, CustomQueryEngine):
 
     Args:
         retriever: Any LlamaIndex retriever (e.g. ``index.as_retriever(similarity_top_k=8)``).
-        llm: Any LlamaIndex LLM.
+        llm: Any LlamaIndex LLM. It only writes the answer: with ``strategy="tasr"``,
+            pass a model as ``query_decomposer=`` / ``entity_typer=`` for TaSR.
         streaming: Stream the answer.
         **kwargs: The same SARG settings as :class:`SARGNodePostprocessor`.
 
@@ -69,6 +70,7 @@ class SARGQueryEngine(SARGSettings, CustomQueryEngine):
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    _sarg_own_fields: ClassVar[frozenset[str]] = frozenset({"llm"})
 
     retriever: Any = Field(description="The retriever that supplies the nodes.")
     """Any LlamaIndex ``BaseRetriever``."""

@@ -413,3 +413,18 @@ def test_stages_appear_in_astream_events() -> None:
         return [e["name"] async for e in stream if e["event"] == "on_chain_end"]
 
     assert asyncio.run(ended()) == [*STAGES, "SARGDocumentTransformer"]
+
+
+def test_evidence_fill_adds_documents_with_their_reason() -> None:
+    out = transformer(evidence_fill=1).invoke({"query": QUERY, "documents": documents()})
+    assert [d.id for d in out[1:]] == ["d1", "d2", "d3", "d5", "d4"]
+    assert [d.metadata["sarg"]["selected_by"] for d in out[1:]] == [
+        "chain", "chain", "chain", "chain", "relevance",
+    ]
+    assert out[-1].metadata["sarg"]["chain_ids"] == []
+    # On fallback the output is the filled context only, not every document.
+    fallback = transformer(evidence_fill=2).invoke(
+        {"query": FALLBACK_QUERY, "documents": documents()}
+    )
+    assert len(fallback) == 2
+    assert all(d.metadata["sarg"]["role"] == "context" for d in fallback)

@@ -112,7 +112,11 @@ def test_sarg_eval_end_to_end_with_fake_llm(
     assert record["flat_topk_budget"]["prompt_tokens"] <= record["sarg"]["prompt_tokens"]
     assert record["flat_topk_budget"]["budget_tokens"] == record["sarg"]["prompt_tokens"]
     assert set(summary["aggregates"]["by_hops"]) == {"2", "3"}
-    assert (out / "musique.md").read_text().startswith("### musique")
+    markdown = (out / "musique.md").read_text()
+    assert markdown.startswith("### musique") and "`sarg` against flat top-k" in markdown
+    # TaSR is not a default method: its comparison is empty and has no table.
+    assert summary["aggregates"]["tasr_vs_flat_topk_budget_tasr"] is None
+    assert "`tasr` against" not in markdown
     pytest.importorskip("matplotlib")
     assert (out / "musique_sweeps.png").stat().st_size > 0
     assert (out / "musique_by_hops.png").stat().st_size > 0
@@ -151,6 +155,42 @@ def test_resume_after_interruption(data: Path, tmp_path: Path) -> None:
         harness.run_evaluation(
             "musique", data, out_dir=out, suite=suite, seed=7, progress=False, plots=False
         )
+
+
+def test_tasr_against_flat_topk_at_its_own_budget(data: Path, tmp_path: Path) -> None:
+    report = harness.run_evaluation(
+        "musique",
+        data,
+        out_dir=tmp_path / "out",
+        suite=_fake_suite(),
+        methods=["tasr", "flat_topk_budget_tasr"],
+        sweeps=False,
+        progress=False,
+        plots=False,
+    )
+    assert len(report.records) == 3
+    for record in report.records:
+        tasr, flat = record["methods"]["tasr"], record["methods"]["flat_topk_budget_tasr"]
+        assert set(record["methods"]) == {"tasr", "flat_topk_budget_tasr"}
+        assert flat["budget_tokens"] == tasr["prompt_tokens"] >= flat["prompt_tokens"]
+    overall = report.aggregates["tasr_vs_flat_topk_budget_tasr"]
+    assert overall["n"] == 3
+    assert {k: v["comparison_tasr"]["n"] for k, v in report.aggregates["by_hops"].items()} == {
+        "2": 2,
+        "3": 1,
+    }
+    assert report.aggregates["by_hops"]["2"]["comparison"] is None  # sarg was not run
+    assert "`tasr` against flat top-k at `tasr`'s own prompt-token budget" in report.markdown
+    assert "| hops=2 | 2 |" in report.markdown and "`sarg` against" not in report.markdown
+
+
+def test_budget_baseline_runs_the_method_whose_budget_it_takes(data: Path) -> None:
+    from sarg_integrations.evaluation.datasets import load_dataset
+
+    question = load_dataset("musique", data, limit=1)[0]
+    out = _fake_suite().run(question, ["flat_topk_budget_tasr"])
+    assert list(out) == ["tasr", "flat_topk_budget_tasr"]
+    assert out["flat_topk_budget_tasr"].stats["budget_tokens"] == out["tasr"].prompt_tokens
 
 
 def test_long_context_reorder_puts_best_at_the_ends() -> None:

@@ -277,8 +277,17 @@ class LLMEntityTyper:
                 index, label = position, item
             elif isinstance(item, dict):
                 raw_id = item.get("id")
-                entity = str(item.get("entity", item.get("name", ""))).lower()
-                index = raw_id if isinstance(raw_id, int) else by_text.get(entity, position)
+                entity = str(item.get("entity", item.get("name", ""))).strip().lower()
+                if isinstance(raw_id, int):
+                    index = raw_id
+                elif entity:
+                    # A named entity that is not in the batch types nothing: guessing
+                    # its position could put the type on another mention.
+                    if entity not in by_text:
+                        continue
+                    index = by_text[entity]
+                else:
+                    index = position
                 label = item.get("type") or item.get("label")
             else:
                 continue

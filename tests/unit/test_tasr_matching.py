@@ -213,3 +213,21 @@ def test_rule_decomposer_on_simple_bridge_and_comparison_questions() -> None:
     )
     assert relative.steps[0].object == "Corliss Archer" and relative.hints["?x"] == "woman"
     assert relative.steps[1].subject == "?x"
+
+
+def test_llm_typer_never_moves_a_type_onto_another_mention() -> None:
+    class Backup:
+        def type_mentions(self, mentions):
+            return [FILM for _ in mentions]
+
+    # The answer types "MySQL AB" (not asked about) first, then "Oracle" by name: the
+    # stray label must not land on the first mention by position.
+    typer = LLMEntityTyper(
+        lambda prompt: (
+            '[{"entity": "MySQL AB", "type": "Organization/Company"},'
+            ' {"entity": "oracle", "type": "Organization/Company"}]'
+        ),
+        fallback=Backup(),
+    )
+    kinds = typer.type_mentions([Mention("Kiss and Tell"), Mention("Oracle")])
+    assert kinds == [FILM, EntityType("ORGANIZATION", "Company")]

@@ -57,6 +57,7 @@ class SARGConfig:
             most similar to the query first, then documents that mention or are
             mentioned by those already picked; see :mod:`sarg_integrations.evidence`);
             on fallback the evidence is those ``n`` documents instead of all of them.
+            Applies to both strategies.
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:
             no deadline). Documents not extracted when it passes are listed in
             ``SARGResult.skipped_documents`` with the reason, and the run continues with

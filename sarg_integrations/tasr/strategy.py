@@ -63,6 +63,9 @@ class TaSRStrategy:
         evidence: Builds the evidence passages of kept chains (the pipeline's own, so
             ``evidence="sentences"`` behaves as in SARG).
         docs_per_hop: At most this many documents selected per hop.
+        fill: Adds ``config.evidence_fill`` documents by bridge-guided relevance
+            (the pipeline's own, so ``evidence_fill`` behaves as in SARG); called as
+            ``fill(query_vectors, docs, evidence_so_far, stats)``.
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class TaSRStrategy:
         prompt_template: PromptTemplate,
         evidence: Callable[[Sequence[SourceDocument], Sequence[ReasoningChain]], list[Any]],
         docs_per_hop: int = 2,
+        fill: Callable[..., list[Any]] | None = None,
     ) -> None:
         self.config = config
         self.embedder = embedder
@@ -83,6 +87,7 @@ class TaSRStrategy:
         self.prompt_template = prompt_template
         self.evidence = evidence
         self.docs_per_hop = docs_per_hop
+        self.fill = fill
 
     def run(
         self,
@@ -152,15 +157,22 @@ class TaSRStrategy:
             chains = _chains(rows, graph)
             if fallback is None and not chains:
                 fallback = "no hop selected any evidence"
+            fill = self.fill if cfg.evidence_fill is not None else None
+            query_vec = self.embedder.embed([query]) if fill is not None else None
             if fallback is None:
                 evidence = self.evidence(docs, chains)
+                if fill is not None:
+                    evidence += fill(query_vec, docs, evidence, stats)
                 prompt = compile_prompt(query, chains, evidence, self.prompt_template)
             else:
-                evidence = [
-                    EvidencePassage(d.id, d.text, (), dict(d.metadata))
-                    for d in docs
-                    if d.text.strip()
-                ]
+                if fill is not None:
+                    evidence = fill(query_vec, docs, [], stats)
+                else:
+                    evidence = [
+                        EvidencePassage(d.id, d.text, (), dict(d.metadata))
+                        for d in docs
+                        if d.text.strip()
+                    ]
                 prompt = compile_flat_prompt(query, evidence, self.prompt_template)
             summary.update(
                 fallback_reason=fallback,
@@ -397,4 +409,5 @@ def build_tasr_strategy(
         typer=typer,
         prompt_template=pipeline.prompt_template,
         evidence=pipeline._evidence,
+        fill=pipeline._fill_evidence,
     )

@@ -177,3 +177,17 @@ def test_llm_convenience_builds_the_llm_decomposer_and_typer() -> None:
     assert type(strategy.decomposer).__name__ == "LLMQueryDecomposer"
     assert type(strategy.typer).__name__ == "LLMEntityTyper"
     assert type(strategy.typer.fallback).__name__ == "OfflineEntityTyper"
+
+
+def test_evidence_fill_applies_to_tasr_as_to_sarg() -> None:
+    result = pipeline(scripted_llm(), evidence_fill=1).run(QUESTION, DOCS)
+    assert [(p.document_id, p.selected_by) for p in result.evidence] == [
+        ("Doc[1]", "chain"),
+        ("Doc[6]", "chain"),
+        ("Doc[3]", "relevance"),
+    ]
+    assert result.stats["evidence_filled"] == 1
+    # On fallback (hop 2 finds nothing) the filled documents replace the flat context.
+    docs = [d for d in DOCS if d["id"] != "Doc[6]"]
+    fallback = pipeline(evidence_fill=1).run(QUESTION, docs)
+    assert fallback.fallback_reason is not None and len(fallback.evidence) == 1

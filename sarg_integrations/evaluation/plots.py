@@ -14,7 +14,17 @@ from typing import Any
 
 __all__ = ["write_plots"]
 
-_HOP_METHODS = ("flat_topk", "flat_topk_budget", "sarg", "sarg_spo", "sarg_bidirectional")
+_HOP_METHODS = (
+    "flat_topk",
+    "flat_topk_budget",
+    "sarg",
+    "sarg_spo",
+    "sarg_bidirectional",
+    "sarg_fill",
+    "flat_topk_budget_fill",
+    "tasr",
+    "flat_topk_budget_tasr",
+)
 
 
 def _pyplot() -> Any:

@@ -578,7 +578,12 @@ def run_evaluation(
         "llm": llm_name,
     }
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file in the way, a read-only parent, …
+        problem = "is a file" if out.is_file() else f"cannot be created ({exc.strerror})"
+        msg = f"out_dir={str(out)!r} {problem}; pass a folder path (it is created if missing)"
+        raise InputError(msg, argument="out_dir", value=str(out)) from None
     records_path = out / f"{dataset}.records.jsonl"
     if fresh and records_path.exists():
         records_path.unlink()

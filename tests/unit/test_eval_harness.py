@@ -157,6 +157,20 @@ def test_resume_after_interruption(data: Path, tmp_path: Path) -> None:
         )
 
 
+def test_an_out_dir_that_is_a_file_is_an_input_error(data: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "results"
+    blocker.write_text("not a folder")
+    with pytest.raises(InputError, match="out_dir=.*results.* is a file") as info:
+        harness.run_evaluation(
+            "musique", data, out_dir=blocker, suite=_fake_suite(), progress=False, plots=False
+        )
+    assert info.value.argument == "out_dir"
+    with pytest.raises(InputError, match="cannot be created"):
+        harness.run_evaluation(
+            "musique", data, out_dir=blocker / "sub", suite=_fake_suite(), progress=False
+        )
+
+
 def test_tasr_against_flat_topk_at_its_own_budget(data: Path, tmp_path: Path) -> None:
     report = harness.run_evaluation(
         "musique",

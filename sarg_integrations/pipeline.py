@@ -599,21 +599,7 @@ class SARGPipeline:
                 fallback = NO_ENTRY_NODES.format(tau=cfg.similarity_threshold)
             elif not kept:
                 fallback = NO_CHAINS.format(direction=direction.direction.value)
-            if fallback is None:
-                evidence = self._evidence(docs, kept)
-                if cfg.evidence_fill is not None:
-                    evidence += self._fill_evidence(query_vec, docs, evidence, stats)
-                prompt = compile_prompt(query, kept, evidence, self.prompt_template)
-            else:
-                if cfg.evidence_fill is not None:
-                    evidence = self._fill_evidence(query_vec, docs, [], stats)
-                else:
-                    evidence = [
-                        EvidencePassage(d.id, d.text, (), dict(d.metadata))
-                        for d in docs
-                        if d.text.strip()
-                    ]
-                prompt = compile_flat_prompt(query, evidence, self.prompt_template)
+            evidence, prompt = self._compile(query, docs, kept, fallback, query_vec, stats)
             summary.update(
                 fallback_reason=fallback,
                 evidence_documents=[p.document_id for p in evidence],
@@ -676,6 +662,36 @@ class SARGPipeline:
             )
             raise ConfigError(msg, field="direction_classifier", value=self.direction_classifier)
         return prediction
+
+    def _compile(
+        self,
+        query: str,
+        docs: Sequence[SourceDocument],
+        chains: Sequence[ReasoningChain],
+        fallback: str | None,
+        query_vec: Any,
+        stats: dict[str, Any],
+    ) -> tuple[list[EvidencePassage], str]:
+        """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
+
+        Shared by both strategies. ``query_vec`` (the query's embedding, shape (1, d)) is
+        only needed with ``config.evidence_fill``; ``None`` embeds the query then.
+        """
+        fill = self.config.evidence_fill is not None
+        if fill and query_vec is None:
+            query_vec = self.embedder.embed([query])
+        if fallback is None:
+            evidence = self._evidence(docs, chains)
+            if fill:
+                evidence += self._fill_evidence(query_vec, docs, evidence, stats)
+            return evidence, compile_prompt(query, chains, evidence, self.prompt_template)
+        if fill:
+            evidence = self._fill_evidence(query_vec, docs, [], stats)
+        else:
+            evidence = [
+                EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in docs if d.text.strip()
+            ]
+        return evidence, compile_flat_prompt(query, evidence, self.prompt_template)
 
     def _evidence(
         self, docs: Sequence[SourceDocument], chains: Sequence[ReasoningChain]

@@ -152,21 +152,7 @@ def parse_answer(text: str | None, data: Any = None) -> ParsedAnswer:
         if items is not None:
             good, bad = _normalise_all(items)
             return ParsedAnswer(good, ("structured",), bad)
-    raw = text if isinstance(text, str) else ("" if text is None else str(text))
-    if not raw.strip():
-        msg = "the model returned an empty answer"
-        raise AnswerParseError(msg, kind="empty", raw_output=raw)
-    fixes: list[str] = []
-    body, had_reasoning = strip_reasoning(raw)
-    if had_reasoning:
-        fixes.append("think-block")
-    if not body:
-        msg = (
-            "the answer held only a <think> reasoning block and no JSON (a thinking model "
-            "may have spent its output budget on reasoning; raise its output token limit "
-            "or turn thinking off)"
-        )
-        raise AnswerParseError(msg, kind="thinking_only", raw_output=raw)
+    raw, body, fixes = _answer_body(text)
     fence = next((m for m in _FENCE.finditer(body) if re.search(r"[\[{]", m.group(2))), None)
     if fence is not None:
         body = fence.group(2).strip()
@@ -200,17 +186,7 @@ def load_json_answer(text: str | None) -> tuple[Any, tuple[str, ...]]:
         >>> load_json_answer("Sure! ```json\n{'steps': [1, 2,]}\n```")
         ({'steps': [1, 2]}, ('code-fence', 'prose', 'single-quotes', 'trailing-comma'))
     """
-    raw = text if isinstance(text, str) else ("" if text is None else str(text))
-    if not raw.strip():
-        msg = "the model returned an empty answer"
-        raise AnswerParseError(msg, kind="empty", raw_output=raw)
-    fixes: list[str] = []
-    body, had_reasoning = strip_reasoning(raw)
-    if had_reasoning:
-        fixes.append("think-block")
-    if not body:
-        msg = "the answer held only a <think> reasoning block and no JSON"
-        raise AnswerParseError(msg, kind="thinking_only", raw_output=raw)
+    raw, body, fixes = _answer_body(text)
     fence = next((m for m in _FENCE.finditer(body) if re.search(r"[\[{]", m.group(2))), None)
     if fence is not None:
         fixes.append("code-fence")
@@ -233,6 +209,26 @@ def load_json_answer(text: str | None) -> tuple[Any, tuple[str, ...]]:
         raise AnswerParseError(msg, kind="refusal", raw_output=raw)
     msg = f"no JSON found in the answer (it begins {snippet!r})"
     raise AnswerParseError(msg, kind="no_json", raw_output=raw)
+
+
+def _answer_body(text: str | None) -> tuple[str, str, list[str]]:
+    """``(raw, body, fixes)``: the answer without reasoning blocks, or a parse error."""
+    raw = text if isinstance(text, str) else ("" if text is None else str(text))
+    if not raw.strip():
+        msg = "the model returned an empty answer"
+        raise AnswerParseError(msg, kind="empty", raw_output=raw)
+    fixes: list[str] = []
+    body, had_reasoning = strip_reasoning(raw)
+    if had_reasoning:
+        fixes.append("think-block")
+    if not body:
+        msg = (
+            "the answer held only a <think> reasoning block and no JSON (a thinking model "
+            "may have spent its output budget on reasoning; raise its output token limit "
+            "or turn thinking off)"
+        )
+        raise AnswerParseError(msg, kind="thinking_only", raw_output=raw)
+    return raw, body, fixes
 
 
 def _scan(body: str, fixes: list[str]) -> ParsedAnswer | None:

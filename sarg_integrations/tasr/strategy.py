@@ -20,13 +20,11 @@ from typing import Any
 
 from sarg_integrations.config import SARGConfig
 from sarg_integrations.graph import build_reasoning_graph
-from sarg_integrations.prompting import PromptTemplate, compile_flat_prompt, compile_prompt
 from sarg_integrations.schema import (
     ChainHop,
     Direction,
     DirectionPrediction,
     EntryNode,
-    EvidencePassage,
     ReasoningChain,
     RelationType,
     SARGResult,
@@ -59,13 +57,11 @@ class TaSRStrategy:
         embedder: The pipeline's (cached) embedder.
         decomposer: A :class:`~sarg_integrations.tasr.decomposition.QueryDecomposer`.
         typer: An :class:`~sarg_integrations.tasr.entity_types.EntityTyper`.
-        prompt_template: The prompt texts.
-        evidence: Builds the evidence passages of kept chains (the pipeline's own, so
-            ``evidence="sentences"`` behaves as in SARG).
+        compile: Builds the evidence and the prompt from the chains, or the flat
+            context on fallback: the pipeline's own (so ``evidence="sentences"`` and
+            ``evidence_fill`` behave as in SARG); called as
+            ``compile(query, docs, chains, fallback_reason, None, stats)``.
         docs_per_hop: At most this many documents selected per hop.
-        fill: Adds ``config.evidence_fill`` documents by bridge-guided relevance
-            (the pipeline's own, so ``evidence_fill`` behaves as in SARG); called as
-            ``fill(query_vectors, docs, evidence_so_far, stats)``.
     """
 
     def __init__(
@@ -75,19 +71,15 @@ class TaSRStrategy:
         embedder: Any,
         decomposer: QueryDecomposer,
         typer: EntityTyper,
-        prompt_template: PromptTemplate,
-        evidence: Callable[[Sequence[SourceDocument], Sequence[ReasoningChain]], list[Any]],
+        compile: Callable[..., tuple[list[Any], str]],
         docs_per_hop: int = 2,
-        fill: Callable[..., list[Any]] | None = None,
     ) -> None:
         self.config = config
         self.embedder = embedder
         self.decomposer = decomposer
         self.typer = typer
-        self.prompt_template = prompt_template
-        self.evidence = evidence
+        self.compile = compile
         self.docs_per_hop = docs_per_hop
-        self.fill = fill
 
     def run(
         self,
@@ -157,23 +149,7 @@ class TaSRStrategy:
             chains = _chains(rows, graph)
             if fallback is None and not chains:
                 fallback = "no hop selected any evidence"
-            fill = self.fill if cfg.evidence_fill is not None else None
-            query_vec = self.embedder.embed([query]) if fill is not None else None
-            if fallback is None:
-                evidence = self.evidence(docs, chains)
-                if fill is not None:
-                    evidence += fill(query_vec, docs, evidence, stats)
-                prompt = compile_prompt(query, chains, evidence, self.prompt_template)
-            else:
-                if fill is not None:
-                    evidence = fill(query_vec, docs, [], stats)
-                else:
-                    evidence = [
-                        EvidencePassage(d.id, d.text, (), dict(d.metadata))
-                        for d in docs
-                        if d.text.strip()
-                    ]
-                prompt = compile_flat_prompt(query, evidence, self.prompt_template)
+            evidence, prompt = self.compile(query, docs, chains, fallback, None, stats)
             summary.update(
                 fallback_reason=fallback,
                 evidence_documents=[p.document_id for p in evidence],
@@ -407,7 +383,5 @@ def build_tasr_strategy(
         embedder=pipeline.embedder,
         decomposer=decomposer,
         typer=typer,
-        prompt_template=pipeline.prompt_template,
-        evidence=pipeline._evidence,
-        fill=pipeline._fill_evidence,
+        compile=pipeline._compile,
     )

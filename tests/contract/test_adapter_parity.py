@@ -56,14 +56,16 @@ class AdapterContract(abc.ABC):
         """Troubleshooting: the chains document must be ``serialize_chains(result.chains)``."""
         assert self.run(QUERY, settings).chains_text == expected_outcome(core_result(**settings)).chains_text
 
-    @pytest.mark.parametrize("settings", [{}, {"top_k": 1}, {"evidence": "sentences"}])
+    @pytest.mark.parametrize(
+        "settings", [{}, {"top_k": 1}, {"evidence": "sentences"}, {"evidence_fill": 1}]
+    )
     def test_same_evidence_in_the_same_order(self, settings: dict[str, Any]) -> None:
         """Troubleshooting: build evidence from ``result.evidence`` in order, not from the input."""
         got, want = self.run(QUERY, settings), expected_outcome(core_result(**settings))
         assert got.evidence == want.evidence
         assert got.chain_ids == want.chain_ids
 
-    @pytest.mark.parametrize("settings", [{}, {"evidence": "sentences"}])
+    @pytest.mark.parametrize("settings", [{}, {"evidence": "sentences"}, {"evidence_fill": 2}])
     def test_the_llm_receives_the_core_prompt(self, settings: dict[str, Any]) -> None:
         """Troubleshooting: send ``result.prompt`` unchanged; do not re-template it."""
         assert self.run(QUERY, settings).prompt == core_result(**settings).prompt
@@ -74,6 +76,12 @@ class AdapterContract(abc.ABC):
         want = expected_outcome(core_result(FALLBACK_QUERY))
         assert got == want
         assert [doc_id for doc_id, _ in got.evidence] == [d["id"] for d in CORPUS]
+
+    def test_filled_fallback_hands_on_the_filled_documents(self) -> None:
+        """Troubleshooting: with ``evidence_fill`` the fallback is ``result.evidence``, not every input."""
+        got = self.run(FALLBACK_QUERY, {"evidence_fill": 2})
+        want = expected_outcome(core_result(FALLBACK_QUERY, evidence_fill=2))
+        assert got == want and len(got.evidence) == 2
 
     def test_async_path_matches_sync(self) -> None:
         """Troubleshooting: the async path must call the same core (``arun``) with the same inputs."""

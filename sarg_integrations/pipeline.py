@@ -394,9 +394,7 @@ class SARGPipeline:
             worker.start()
             finished.wait(seconds + (_DEADLINE_GRACE if stops_itself else 0.0))
             abandoned.set()
-        late = ExtractionOutcome(
-            error=PAST_DEADLINE.format(seconds=seconds), stats={"documents_past_deadline": 1}
-        )
+        late = _past_deadline(seconds)
         with lock:
             outcomes = [done.get(i, late) for i in range(len(usable))]
         return _align(docs, usable, outcomes)
@@ -406,9 +404,7 @@ class SARGPipeline:
         usable = [d for d in docs if d.text.strip()]
         many = getattr(self.extractor, "aextract_many", None)
         one = getattr(self.extractor, "aextract", None)
-        late = ExtractionOutcome(
-            error=PAST_DEADLINE.format(seconds=seconds), stats={"documents_past_deadline": 1}
-        )
+        late = _past_deadline(seconds)
         outcomes: list[Any]
         if not usable:
             return _align(docs, usable, [])
@@ -777,6 +773,13 @@ async def _within(call: Any, seconds: float) -> Any:
         return None
     except Exception as exc:
         return exc
+
+
+def _past_deadline(seconds: float) -> ExtractionOutcome:
+    """The outcome of a document that was not extracted within ``seconds``."""
+    return ExtractionOutcome(
+        error=PAST_DEADLINE.format(seconds=seconds), stats={"documents_past_deadline": 1}
+    )
 
 
 def _describe(exc: BaseException) -> str:

@@ -30,6 +30,7 @@ from sarg_integrations.errors import InputError
 from sarg_integrations.evaluation.datasets import EvalQuestion, load_dataset
 from sarg_integrations.evaluation.methods import (
     BASE_METHODS,
+    BUDGET_BASELINES,
     TASR_METHODS,
     MethodOutput,
     MethodSuite,
@@ -352,13 +353,15 @@ def _fmt(value: Any, pct: bool = False) -> str:
     return str(value)
 
 
-COMPARISONS = (
-    ("sarg", "flat_topk_budget", "comparison"),
-    ("sarg_fill", "flat_topk_budget_fill", "comparison_fill"),
-    ("tasr", "flat_topk_budget_tasr", "comparison_tasr"),
+COMPARISONS = tuple(
+    (method, baseline, "comparison" + baseline.removeprefix("flat_topk_budget"))
+    for baseline, method in BUDGET_BASELINES.items()
 )
 """(method, flat top-k at that method's prompt-token budget, key in ``by_hops`` /
-``by_qtype`` groups) triples compared; the overall comparison is ``"{a}_vs_{b}"``."""
+``by_qtype`` groups) triples compared, one per :data:`BUDGET_BASELINES` entry:
+``("sarg", "flat_topk_budget", "comparison")``, ``("sarg_fill", "flat_topk_budget_fill",
+"comparison_fill")``, ``("tasr", "flat_topk_budget_tasr", "comparison_tasr")``. The
+overall comparison is ``"{a}_vs_{b}"``."""
 
 
 def _comparison_table(aggregates: Mapping[str, Any], a: str, b: str, group_key: str) -> list[str]:

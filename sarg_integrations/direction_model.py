@@ -33,7 +33,7 @@ import re
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -121,14 +121,9 @@ def load_direction_dataset(
         raise InputError(msg, argument="data", value=str(file))
     rows: list[dict[str, Any]] = []
     with file.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                msg = f"{file}:{number}: not valid JSON ({exc.msg}); write one JSON object per line"
-                raise InputError(msg, argument="data", value=str(file)) from None
+        for number, row in _json_lines(
+            handle, file, "data", hint="; write one JSON object per line"
+        ):
             if (
                 not isinstance(row, dict)
                 or not isinstance(row.get("query"), str)
@@ -148,6 +143,21 @@ def load_direction_dataset(
             if split is None or row["split"] == split:
                 rows.append(row)
     return rows
+
+
+def _json_lines(
+    lines: Iterable[str], file: Path, argument: str, *, hint: str = ""
+) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each non-blank JSON line; bad JSON is an InputError."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            msg = f"{file}:{number}: not valid JSON ({exc.msg}){hint}"
+            raise InputError(msg, argument=argument, value=str(file)) from None
+        yield number, value
 
 
 def _check_query(query: Any, argument: str = "query") -> tuple[str, bool]:
@@ -1269,14 +1279,7 @@ def read_queries(path: str | Path) -> list[str]:
                 msg = f"{file}: not valid JSON ({exc.msg})"
                 raise InputError(msg, argument="queries", value=str(file)) from None
             lines = [json.dumps(i) for i in (items if isinstance(items, list) else [items])]
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                msg = f"{file}:{number}: not valid JSON ({exc.msg})"
-                raise InputError(msg, argument="queries", value=str(file)) from None
+        for number, item in _json_lines(lines, file, "queries"):
             query = (
                 item
                 if isinstance(item, str)

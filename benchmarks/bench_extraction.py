@@ -70,11 +70,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from sarg_integrations.evaluation.extraction_metrics import STRICT, greedy_match, token_f1  # noqa: E402
+
 Pair = tuple[str, str]
 
 _TAG = re.compile(r"</?(?:ARG\d|SIG\d)>")
-_WORD = re.compile(r"\w+", re.UNICODE)
-STRICT = 0.5
 
 
 @dataclass
@@ -160,10 +161,17 @@ def loaders(root: Path) -> dict[str, Callable[[], Dataset]]:
         "cnc_train": lambda: load_tagged_csv(
             [causal / "cnc_v2_train_subtask2.csv"], "cnc_train", with_negatives=False
         ),
+        # The test split only: the learned tagger trains on BECAUSE train.
         "because": lambda: load_tagged_csv(
+            [causal / "unicausal_because_test.csv"], "because", with_negatives=True
+        ),
+        "because_all": lambda: load_tagged_csv(
             [causal / "unicausal_because_train.csv", causal / "unicausal_because_test.csv"],
-            "because",
+            "because_all",
             with_negatives=True,
+        ),
+        "ctb": lambda: load_tagged_csv(
+            [causal / "unicausal_ctb_test.csv"], "ctb", with_negatives=True
         ),
         "altlex": lambda: load_tagged_csv(
             [causal / "unicausal_altlex_test.csv"], "altlex", with_negatives=True
@@ -176,19 +184,6 @@ def loaders(root: Path) -> dict[str, Callable[[], Dataset]]:
 
 
 # ----------------------------------------------------------------------- scoring
-
-
-def tokens(text: str) -> Counter[str]:
-    return Counter(w.lower() for w in _WORD.findall(text))
-
-
-def token_f1(pred: str, gold: str) -> float:
-    p, g = tokens(pred), tokens(gold)
-    common = sum((p & g).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / sum(p.values()), common / sum(g.values())
-    return 2 * precision * recall / (precision + recall)
 
 
 @dataclass
@@ -209,30 +204,6 @@ class Tally:
     direction_correct: int = 0
     negatives: int = 0
     negatives_alarmed: int = 0
-
-
-def greedy_match(preds: list[Pair], golds: list[Pair], threshold: float) -> list[tuple[int, int]]:
-    """One-to-one matches, best first, where both span F1s clear ``threshold``.
-
-    ``threshold == 0`` means "any overlap" (F1 strictly above 0).
-    """
-    scored = []
-    for i, (pc, pe) in enumerate(preds):
-        for j, (gc, ge) in enumerate(golds):
-            fc, fe = token_f1(pc, gc), token_f1(pe, ge)
-            ok = (fc > 0 and fe > 0) if threshold == 0 else (fc >= threshold and fe >= threshold)
-            if ok:
-                scored.append((fc + fe, i, j))
-    scored.sort(reverse=True)
-    used_p: set[int] = set()
-    used_g: set[int] = set()
-    matches = []
-    for _, i, j in scored:
-        if i not in used_p and j not in used_g:
-            used_p.add(i)
-            used_g.add(j)
-            matches.append((i, j))
-    return matches
 
 
 def score_example(tally: Tally, preds: list[Pair], golds: list[Pair]) -> None:
@@ -272,6 +243,7 @@ def summarise(name: str, t: Tally, seconds: float) -> dict[str, object]:
     rp, rr, rf = prf(t.relaxed_pred, t.predicted, t.relaxed_gold, t.gold)
     n_rel = t.relaxed_pred
     return {
+        "extractor": "",
         "dataset": name,
         "sentences": t.sentences,
         "gold_pairs": t.gold,
@@ -309,7 +281,9 @@ def run_dataset(extractor: object, dataset: Dataset, limit: int | None) -> dict[
     predictions = extractor.extract_many(docs)  # type: ignore[attr-defined]
     tally = Tally()
     for ex, triples in zip(examples, predictions, strict=False):
-        pairs = list(dict.fromkeys((t.cause, t.effect) for t in triples))
+        # Score the tagged spans where the extractor keeps them (the node names are
+        # their head phrases); the rules have only node names.
+        pairs = list(dict.fromkeys((t.cause_text or t.cause, t.effect_text or t.effect) for t in triples))
         score_example(tally, pairs, ex.gold)
     if negatives:
         neg_docs = [SourceDocument(f"{dataset.name}-neg-{i}", t) for i, t in enumerate(negatives)]
@@ -329,6 +303,7 @@ def _fmt(value: object) -> str:
 
 def markdown_table(rows: list[dict[str, object]]) -> str:
     cols = [
+        ("extractor", "extractor"),
         ("dataset", "dataset"),
         ("sentences", "sent."),
         ("gold_pairs", "gold"),
@@ -353,6 +328,22 @@ def markdown_table(rows: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
+def make_extractor(name: str, schema: str) -> object:
+    from sarg_integrations._models import load_spacy
+    from sarg_integrations.extraction import RuleBasedExtractor
+    from sarg_integrations.extraction.tagger import TaggerExtractor
+
+    if name == "rules":
+        return RuleBasedExtractor(schema=schema, nlp=load_spacy())
+    if name == "tagger":
+        return TaggerExtractor.load()
+    if name == "union":
+        from sarg_integrations.extraction.union import UnionExtractor
+
+        return UnionExtractor(TaggerExtractor.load(), RuleBasedExtractor(nlp=load_spacy()))
+    return TaggerExtractor.load(name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -364,6 +355,12 @@ def main(argv: list[str] | None = None) -> int:
         "--limit", type=int, default=None, help="at most N sentences (and N negatives) per set"
     )
     parser.add_argument("--schema", default="reasoning", choices=("reasoning", "generic_spo"))
+    parser.add_argument(
+        "--extractors",
+        default="rules,tagger",
+        help="comma-separated, run side by side: rules, tagger (the shipped model), union "
+        "(tagger + the rules' cues), or a folder written by `sarg train-extractor`",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write the figures to this file")
     args = parser.parse_args(argv)
 
@@ -386,16 +383,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --limit={args.limit} must be a positive integer", file=sys.stderr)
         return 2
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from sarg_integrations._models import load_spacy
-    from sarg_integrations.extraction import RuleBasedExtractor
-
-    extractor = RuleBasedExtractor(schema=args.schema, nlp=load_spacy())
     rows = []
-    for name in names:
-        dataset = available[name]()
-        rows.append(run_dataset(extractor, dataset, args.limit))
-        print(f"  {name}: done in {rows[-1]['seconds']} s", file=sys.stderr)
+    for extractor_name in [e.strip() for e in args.extractors.split(",") if e.strip()]:
+        extractor = make_extractor(extractor_name, args.schema)
+        for name in names:
+            dataset = available[name]()
+            rows.append(run_dataset(extractor, dataset, args.limit))
+            rows[-1]["extractor"] = extractor_name
+            print(f"  {extractor_name} {name}: done in {rows[-1]['seconds']} s", file=sys.stderr)
     print(markdown_table(rows))
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=2))

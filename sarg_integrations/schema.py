@@ -120,6 +120,10 @@ class Triple:
         sentence: The sentence the triple was read from, verbatim.
         sentence_span: ``(start, end)`` character offsets of ``sentence`` in the
             document text, or ``None`` when the extractor could not locate it.
+        cause_text: The whole cause span as it reads in ``sentence`` when the extractor
+            tagged one (the learned tagger does; ``cause`` is then its short head phrase,
+            the graph node's name), else ``""``.
+        effect_text: The same for the effect.
     """
 
     cause: str
@@ -129,6 +133,8 @@ class Triple:
     document_id: str = ""
     sentence: str = ""
     sentence_span: tuple[int, int] | None = None
+    cause_text: str = ""
+    effect_text: str = ""
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
+from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 if TYPE_CHECKING:
@@ -632,17 +633,7 @@ class RuleBasedExtractor:
                 "pass an integer of at least 100 (default 200000)"
             )
             raise ConfigError(msg, field="max_chars_per_document", value=max_chars_per_document)
-        if max_sentence_chars is not None and (
-            isinstance(max_sentence_chars, bool)
-            or not isinstance(max_sentence_chars, int)
-            or max_sentence_chars < 100
-        ):
-            msg = (
-                f"max_sentence_chars={max_sentence_chars!r} is invalid; pass an integer of "
-                "at least 100 (default 5000), or None for no cap"
-            )
-            raise ConfigError(msg, field="max_sentence_chars", value=max_sentence_chars)
-        self.max_sentence_chars = max_sentence_chars
+        self.max_sentence_chars = check_max_sentence_chars(max_sentence_chars)
         self.schema = schema
         self.max_chars_per_document = max_chars_per_document
         self.screen_instructions = bool(screen_instructions)
@@ -736,18 +727,7 @@ class RuleBasedExtractor:
     def _report(
         self, results: list[list[Triple]], too_long: dict[int, int]
     ) -> list[list[Triple] | ExtractionOutcome]:
-        out: list[list[Triple] | ExtractionOutcome] = list(results)
-        for index, count in too_long.items():
-            error = None
-            if not results[index]:
-                error = (
-                    f"{count} sentence(s) longer than max_sentence_chars="
-                    f"{self.max_sentence_chars} characters were not parsed, "
-                    "and no reasoning-schema triples were found in the rest"
-                )
-            stats = {"sentences_skipped_too_long": count}
-            out[index] = ExtractionOutcome(triples=results[index], error=error, stats=stats)
-        return out
+        return report_too_long(results, too_long, self.max_sentence_chars)
 
     # ----------------------------------------------------------------- internals
 
@@ -1315,3 +1295,43 @@ def _generic_candidates(sent: Span) -> Iterator[_Candidate]:
                 if obj is not None:
                     rel = f"{base} {child.lower_}"
                     yield _Candidate(subj, obj, _Cue(rel, _G), frozenset({verb.i, child.i}))
+
+
+# ------------------------------------------------------------------- node names
+
+
+def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
+    """A short node name for a parsed span: its syntactic head and nearest modifiers.
+
+    The span's root (the token whose head lies outside it) is rendered as a noun
+    phrase or a short event clause, exactly as the rules name their own arguments,
+    using only tokens inside the span. Learned extractors tag whole clauses; this keeps
+    their graph nodes short and resolvable, like the rules' nodes.
+
+    Example:
+        >>> from sarg_integrations._models import load_spacy  # doctest: +SKIP
+        >>> doc = load_spacy()("This routine overuse of antibiotics selected for resistant strains.")  # doctest: +SKIP
+        >>> head_phrase(doc[0:5])  # doctest: +SKIP
+        'routine overuse of antibiotics'
+    """
+    tokens = [t for t in span if not t.is_space]
+    if not tokens:
+        return ""
+    inside = {t.i for t in tokens}
+    roots = [t for t in tokens if t.head.i not in inside or t.head.i == t.i]
+    # Of several roots (a span cut across the tree), the one governing most of the span.
+    root = max(roots, key=lambda t: (sum(1 for s in t.subtree if s.i in inside), -t.i))
+    outside = frozenset(t.i for t in span.doc if t.i not in inside)
+    if root.pos_ in _VERB_POS:
+        picked = _clause_core(root, budget, outside)
+    else:
+        picked = _noun_core(root, budget, outside)
+    # The small parser splits some noun compounds into sibling roots ("hospital | stays");
+    # nouns right before the chosen root belong to its name.
+    others = {t.i for t in roots if t.pos_ in ("NOUN", "PROPN", "ADJ") and t.i < root.i}
+    first = min((t.i for t in picked), default=root.i)
+    while picked and first - 1 in others and len(picked) < budget:
+        first -= 1
+        picked.append(span.doc[first])
+    text = _render(_fill_gaps(picked, span.doc)) if picked else ""
+    return text or _render(tokens[:budget])

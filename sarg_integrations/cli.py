@@ -9,6 +9,7 @@ Examples::
     sarg direction "Why did technology stocks sell off?" --json
     sarg train-direction --out my-direction-model/
     sarg eval --dataset musique --limit 200 --out benchmarks/results/eval
+    sarg eval --dataset ester --out benchmarks/results/causal
     sarg --version
 
 Errors in the input (missing files, bad JSONL, invalid settings) print
@@ -292,11 +293,13 @@ def _add_eval_command(sub: Any) -> None:
 
     evaluate = sub.add_parser(
         "eval",
-        help="evaluate SARG against flat RAG on multi-hop QA data",
+        help="evaluate SARG against flat RAG on multi-hop QA data, or on causal news (ester, esc)",
         description=(
             "Run Direct, flat RAG, flat top-k, LongContextReorder, CoT-RAG and SARG (plus "
             "ablations and beam/top-K sweeps) on HotpotQA, MuSiQue or 2WikiMultiHopQA; write "
-            "per-question records (resumable), a JSON summary, Markdown tables and plots."
+            "per-question records (resumable), a JSON summary, Markdown tables and plots. "
+            "--dataset ester / esc: the causal evaluation (answers in chains against dense "
+            "top sentences at the same word budget; extractor link recall and precision)."
         ),
     )
     add_eval_arguments(evaluate, positive_int=_positive_int)

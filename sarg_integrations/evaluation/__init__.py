@@ -1,4 +1,5 @@
-"""Evaluation harness: SARG against flat RAG on multi-hop QA (HotpotQA, MuSiQue, 2Wiki).
+"""Evaluation harness: SARG against flat RAG on multi-hop QA (HotpotQA, MuSiQue, 2Wiki),
+and the causal evaluation on ESTER questions and ESC event links.
 
 Framework-free. The pieces:
 
@@ -11,6 +12,9 @@ Framework-free. The pieces:
   flat top-k, LongContextReorder, CoT-RAG, SARG and its ablations and sweeps).
 * :mod:`~sarg_integrations.evaluation.harness`: the resumable run loop, aggregates,
   Markdown tables; :mod:`~sarg_integrations.evaluation.plots`: PNG figures.
+* :mod:`~sarg_integrations.evaluation.causal_eval` (:func:`run_causal_evaluation`), with
+  its loaders (:mod:`~sarg_integrations.evaluation.causal_qa`) and metrics
+  (:mod:`~sarg_integrations.evaluation.causal_metrics`): ``sarg eval --dataset ester|esc``.
 
 Example:
     >>> from sarg_integrations.evaluation import normalize_answer, f1_score
@@ -43,6 +47,7 @@ from sarg_integrations.evaluation.metrics import (
 __all__ = [
     "DATASETS",
     "EvalQuestion",
+    "CausalReport",
     "EvalReport",
     "answer_in_text",
     "chain_faithfulness",
@@ -53,6 +58,7 @@ __all__ = [
     "load_dataset",
     "max_over_answers",
     "normalize_answer",
+    "run_causal_evaluation",
     "run_evaluation",
     "support_precision",
     "support_recall",
@@ -64,5 +70,9 @@ def __getattr__(name: str):
         from sarg_integrations.evaluation import harness
 
         return getattr(harness, name)
+    if name in ("run_causal_evaluation", "CausalReport"):
+        from sarg_integrations.evaluation import causal_eval
+
+        return getattr(causal_eval, name)
     msg = f"module 'sarg_integrations.evaluation' has no attribute {name!r}"
     raise AttributeError(msg)

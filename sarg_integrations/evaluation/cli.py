@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from sarg_integrations.evaluation.causal_qa import CAUSAL_DATASETS
 from sarg_integrations.evaluation.datasets import DATASETS
 from sarg_integrations.evaluation.methods import BASE_METHODS, TASR_METHODS
 
@@ -17,16 +18,33 @@ def add_eval_arguments(
     parser: argparse.ArgumentParser, *, positive_int: Callable[[str], int]
 ) -> None:
     """Add the ``sarg eval`` options to ``parser``."""
-    parser.add_argument("--dataset", required=True, choices=tuple(DATASETS), help="the benchmark")
+    parser.add_argument(
+        "--dataset",
+        required=True,
+        choices=(*DATASETS, *CAUSAL_DATASETS),
+        help="the benchmark (ester, esc: the causal evaluation, see docs/evaluation.md)",
+    )
     parser.add_argument(
         "--data",
         metavar="PATH",
         help=(
             "the data file (default: $SARG_SHARED_DATA/multihop/<file> or "
-            "../shared/data/multihop/<file> next to the repository)"
+            "../shared/data/multihop/<file> next to the repository; ester and esc: "
+            "causal_qa/<file or folder> there)"
         ),
     )
-    parser.add_argument("--limit", type=positive_int, metavar="N", help="the first N questions")
+    parser.add_argument(
+        "--limit",
+        type=positive_int,
+        metavar="N",
+        help="the first N questions (esc: the first N documents)",
+    )
+    parser.add_argument(
+        "--extractor",
+        default=None,
+        metavar="NAME|DIR",
+        help="ester/esc: the triple extractor, 'rules' (default) or a trained model folder",
+    )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="shuffle seed (default 0)")
     parser.add_argument(
         "--shuffle-distractors", action="store_true", help="shuffle each question's paragraph order"
@@ -79,6 +97,8 @@ def add_eval_arguments(
 
 def cli_eval(args: argparse.Namespace) -> int:
     """Run ``sarg eval``; prints the Markdown tables and the written paths."""
+    if args.dataset in CAUSAL_DATASETS:
+        return _cli_causal(args)
     from sarg_integrations.evaluation.harness import run_evaluation
 
     report = run_evaluation(
@@ -98,6 +118,31 @@ def cli_eval(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         report_only=args.report_only,
     )
+    return _print_report(report)
+
+
+def _cli_causal(args: argparse.Namespace) -> int:
+    """``sarg eval --dataset ester|esc`` (the multi-hop options do not apply)."""
+    from sarg_integrations.errors import InputError
+    from sarg_integrations.evaluation.causal_eval import run_causal_evaluation
+
+    if args.llm:
+        msg = f"--llm is not supported with --dataset {args.dataset} (no generation is scored)"
+        raise InputError(msg, argument="llm", value=args.llm)
+    report = run_causal_evaluation(
+        args.dataset,
+        args.data,
+        extractor=args.extractor,
+        limit=args.limit,
+        out_dir=args.out,
+        progress=not args.no_progress and _isatty(sys.stderr),
+        fresh=args.fresh,
+        report_only=args.report_only,
+    )
+    return _print_report(report)
+
+
+def _print_report(report: Any) -> int:
     print(report.markdown)
     for kind, path in report.paths.items():
         print(f"{kind}: {path}")

@@ -499,6 +499,78 @@ def markdown_report(
 # --------------------------------------------------------------------------- run
 
 
+def make_out_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """Create the output folder; a file in the way or a read-only parent is an InputError."""
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file in the way, a read-only parent, …
+        problem = "is a file" if out.is_file() else f"cannot be created ({exc.strerror})"
+        msg = f"out_dir={str(out)!r} {problem}; pass a folder path (it is created if missing)"
+        raise InputError(msg, argument="out_dir", value=str(out)) from None
+    return out
+
+
+def record_each(
+    todo: Sequence[Any],
+    compute: Callable[[Any], dict[str, Any]],
+    records_path: Path,
+    settings: Mapping[str, Any],
+    done: dict[str, dict[str, Any]],
+    *,
+    total: int,
+    progress: bool,
+    desc: str,
+    unit: str = "it",
+) -> None:
+    """Compute each item's record and append it to ``records_path`` at once (resumable).
+
+    Writes the settings header first when the file is new; adds each record to
+    ``done`` under the item's ``id``.
+    """
+    if not records_path.exists() or records_path.stat().st_size == 0:
+        records_path.write_text(json.dumps({"_settings": settings}) + "\n", encoding="utf-8")
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, initial=total - len(todo), desc=desc, unit=unit)
+    try:
+        for item in todo:
+            record = compute(item)
+            with records_path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            done[item.id] = record
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def write_summary(
+    out: Path,
+    dataset: str,
+    settings: Mapping[str, Any],
+    aggregates: Mapping[str, Any],
+    records: Sequence[Mapping[str, Any]],
+    markdown: str,
+) -> dict[str, str]:
+    """Write ``<dataset>.json`` (settings, aggregates, records) and ``<dataset>.md``."""
+    json_path = out / f"{dataset}.json"
+    json_path.write_text(
+        json.dumps(
+            {"settings": settings, "aggregates": aggregates, "records": records},
+            indent=1,
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+    md_path = out / f"{dataset}.md"
+    md_path.write_text(markdown, encoding="utf-8")
+    return {"json": str(json_path), "markdown": str(md_path)}
+
+
 def run_evaluation(
     dataset: str,
     data: str | os.PathLike[str] | None = None,
@@ -580,13 +652,7 @@ def run_evaluation(
         "flat_top_k": flat_top_k,
         "llm": llm_name,
     }
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a file in the way, a read-only parent, …
-        problem = "is a file" if out.is_file() else f"cannot be created ({exc.strerror})"
-        msg = f"out_dir={str(out)!r} {problem}; pass a folder path (it is created if missing)"
-        raise InputError(msg, argument="out_dir", value=str(out)) from None
+    out = make_out_dir(out_dir)
     records_path = out / f"{dataset}.records.jsonl"
     if fresh and records_path.exists():
         records_path.unlink()
@@ -598,50 +664,31 @@ def run_evaluation(
                 suite_factory() if suite_factory is not None else MethodSuite(flat_top_k=flat_top_k)
             )
         answerer = _Answerer(llm) if llm is not None else None
-        if not records_path.exists() or records_path.stat().st_size == 0:
-            records_path.write_text(json.dumps({"_settings": settings}) + "\n", encoding="utf-8")
         index_of = {q.id: i for i, q in enumerate(questions)}
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
 
-            bar = tqdm(
-                total=len(questions),
-                initial=len(questions) - len(todo),
-                desc=f"eval {dataset}",
-                unit="q",
-            )
-        try:
-            for question in todo:
-                names = list(methods)
-                if sweeps and (sweep_limit is None or index_of[question.id] < sweep_limit):
-                    names += suite.sweep_methods()
-                suite.reset()
-                record = _record(question, suite.run(question, names), answerer)
-                with records_path.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                done[question.id] = record
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            if bar is not None:
-                bar.close()
+        def compute(question: EvalQuestion) -> dict[str, Any]:
+            names = list(methods)
+            if sweeps and (sweep_limit is None or index_of[question.id] < sweep_limit):
+                names += suite.sweep_methods()
+            suite.reset()
+            return _record(question, suite.run(question, names), answerer)
+
+        record_each(
+            todo,
+            compute,
+            records_path,
+            settings,
+            done,
+            total=len(questions),
+            progress=progress,
+            desc=f"eval {dataset}",
+            unit="q",
+        )
     records = [done[q.id] for q in questions if q.id in done]
     aggregates = aggregate(records)
     markdown = markdown_report(dataset, aggregates, settings)
     paths = {"records": str(records_path)}
-    json_path = out / f"{dataset}.json"
-    json_path.write_text(
-        json.dumps(
-            {"settings": settings, "aggregates": aggregates, "records": records},
-            indent=1,
-            ensure_ascii=False,
-        ),
-        encoding="utf-8",
-    )
-    md_path = out / f"{dataset}.md"
-    md_path.write_text(markdown, encoding="utf-8")
-    paths.update(json=str(json_path), markdown=str(md_path))
+    paths.update(write_summary(out, dataset, settings, aggregates, records, markdown))
     if plots:
         from sarg_integrations.evaluation.plots import write_plots
 

@@ -1,0 +1,712 @@
+"""The causal evaluation: ``sarg eval --dataset ester`` and ``sarg eval --dataset esc``.
+
+:func:`run_causal_evaluation` runs one SARG pipeline over the TORQUESTRA/ESTER causal
+questions or the Event StoryLine Corpus documents and writes, like
+:func:`~sarg_integrations.evaluation.run_evaluation`, one JSON line per passage /
+document to ``<out>/<dataset>.records.jsonl`` as soon as it is done (a rerun with the
+same settings resumes), then ``<dataset>.json`` (settings, aggregates, records) and
+``<dataset>.md`` (tables). The metrics are in
+:mod:`~sarg_integrations.evaluation.causal_metrics`.
+
+**ESTER** (per question; the passage's sentences are the retrieved documents):
+
+* *answer in chains*: a gold span is half-matched by the kept chains' node names;
+* *evidence answer recall*: a gold span is half-matched by SARG's evidence text,
+  against ``dense``: the sentences most cosine-similar to the question (the
+  pipeline's embedder), taken in that order while their words fit SARG's evidence
+  word count, and ``dense+chains``: the same with the words of SARG's chain lines
+  added to the budget (all the words SARG puts after the question);
+* *words share*: evidence words / passage words; *fallback*: SARG fell back to the
+  flat context (every sentence);
+* per passage, the gold ``causal_graph`` edges whose head and tail fuzzily match
+  nodes of SARG's reasoning graph (and whether a directed path / edge joins them).
+
+**ESC** (per document; the whole document is one source document): recall and
+precision of the extractor's triples on the gold cause → effect event links, same-
+and cross-sentence, and chain recovery of the gold multi-hop paths in the reasoning
+graph built from the document's triples.
+
+The extractor is injectable: ``extractor="rules"`` (the offline
+:class:`~sarg_integrations.extraction.RuleBasedExtractor`), a name registered in
+:data:`EXTRACTORS`, a folder holding a trained extractor, or any object with
+``extract(document)`` (and optionally ``extract_many``).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sarg_integrations.errors import InputError
+from sarg_integrations.evaluation.causal_metrics import (
+    budget_sentences,
+    content_words,
+    esc_link_found,
+    gold_edge_recovery,
+    gold_multi_hop_pairs,
+    half_match,
+    has_directed_path,
+    trigger_in,
+    triple_sentences,
+    word_count,
+)
+from sarg_integrations.evaluation.causal_qa import (
+    CAUSAL_DATASETS,
+    ESCDocument,
+    ESTERPassage,
+    load_esc,
+    load_ester,
+)
+from sarg_integrations.evaluation.metrics import answer_in_text
+from sarg_integrations.schema import SourceDocument, Triple
+
+__all__ = [
+    "EXTRACTORS",
+    "CausalReport",
+    "evaluate_esc_document",
+    "evaluate_ester_passage",
+    "resolve_extractor",
+    "run_causal_evaluation",
+]
+
+RECORD_VERSION = 1
+
+
+def _rules() -> Any:
+    from sarg_integrations.extraction.rules import RuleBasedExtractor
+
+    return RuleBasedExtractor(schema="reasoning")
+
+
+EXTRACTORS: dict[str, Callable[[], Any]] = {"rules": _rules}
+"""``--extractor`` name → factory of the extractor. Add an entry to offer another one."""
+
+
+def _load_extractor_folder(path: Path) -> Any:
+    """A trained extractor saved in ``path`` (the learned tagger, once it lands)."""
+    try:
+        from sarg_integrations.extraction import TaggerExtractor  # type: ignore[attr-defined]
+    except ImportError:
+        msg = (
+            f"{path} is a folder, but this version has no learned extractor to load it "
+            f"with; use one of: {', '.join(EXTRACTORS)}"
+        )
+        raise InputError(msg, argument="extractor", value=str(path)) from None
+    for loader in ("load", "from_pretrained"):
+        if callable(getattr(TaggerExtractor, loader, None)):
+            return getattr(TaggerExtractor, loader)(path)
+    return TaggerExtractor(path)
+
+
+def resolve_extractor(spec: Any) -> Any:
+    """The extractor for ``spec``: a name in :data:`EXTRACTORS`, a folder, or an object.
+
+    Raises:
+        InputError: An unknown name, or an object without ``extract``.
+    """
+    if spec is None:
+        spec = "rules"
+    if isinstance(spec, (str, os.PathLike)):
+        name = str(spec)
+        if name in EXTRACTORS:
+            return EXTRACTORS[name]()
+        if Path(name).is_dir():
+            return _load_extractor_folder(Path(name))
+        msg = f"unknown extractor {name!r}; use one of {', '.join(EXTRACTORS)} or a model folder"
+        raise InputError(msg, argument="extractor", value=name)
+    if not callable(getattr(spec, "extract", None)):
+        msg = f"extractor {type(spec).__name__} has no extract(document) method"
+        raise InputError(msg, argument="extractor", value=type(spec).__name__)
+    return spec
+
+
+def _extractor_name(spec: Any) -> str:
+    if spec is None or isinstance(spec, (str, os.PathLike)):
+        return str(spec or "rules")
+    return f"{type(spec).__module__}.{type(spec).__qualname__}"
+
+
+def _triples_of(extractor: Any, docs: Sequence[SourceDocument]) -> list[list[Triple]]:
+    """One triple list per document (extraction errors give an empty list)."""
+    many = getattr(extractor, "extract_many", None)
+    items: list[Any]
+    if callable(many):
+        items = list(many(list(docs)))
+    else:
+        items = []
+        for doc in docs:
+            try:
+                items.append(extractor.extract(doc))
+            except Exception as exc:  # noqa: BLE001 - recorded as no triples
+                items.append(exc)
+    out: list[list[Triple]] = []
+    for item in items:
+        if isinstance(item, BaseException):
+            out.append([])
+        elif hasattr(item, "triples"):
+            out.append(list(item.triples))
+        else:
+            out.append(list(item))
+    return out
+
+
+# --------------------------------------------------------------------------- ESTER
+
+
+def _any_half(answers: Sequence[str], words: frozenset[str]) -> bool:
+    return any(half_match(a, words) for a in answers)
+
+
+def evaluate_ester_passage(pipeline: Any, passage: ESTERPassage) -> dict[str, Any]:
+    """Run ``pipeline`` on every causal question of ``passage``; one record.
+
+    The pipeline's extractor should cache per document (the harness wraps it in a
+    :class:`~sarg_integrations.evaluation.methods.CachingExtractor`) so the passage is
+    extracted once for all its questions.
+    """
+    from sarg_integrations.embedding import cosine_matrix
+    from sarg_integrations.graph import build_reasoning_graph
+
+    docs = list(passage.sentences)
+    texts = [d.text for d in docs]
+    passage_words = sum(word_count(t) for t in texts)
+    passage_cw = content_words(" ".join(texts))
+    questions = []
+    graph = None
+    for q in passage.questions:
+        start = time.perf_counter()
+        result = pipeline.run(q.question, docs)
+        sarg_ms = (time.perf_counter() - start) * 1000.0
+        if graph is None:
+            graph = result.graph.graph
+        chain_nodes = [n for chain in result.chains for n in chain.nodes]
+        chain_text = "\n".join(chain.to_text() for chain in result.chains)
+        evidence_text = "\n".join(p.text for p in result.evidence)
+        evidence_words = word_count(evidence_text)
+        chain_words = word_count(chain_text)
+        vectors = pipeline.embedder.embed([q.question, *texts])
+        sims = cosine_matrix(vectors[1:], vectors[:1])[:, 0]
+        order = sorted(range(len(docs)), key=lambda i: (-float(sims[i]), i))
+        ranked = [texts[i] for i in order]
+
+        def dense(budget: int, ranked: list[str] = ranked) -> dict[str, Any]:
+            chosen = [ranked[i] for i in budget_sentences(ranked, budget)]
+            text = "\n".join(chosen)
+            return {
+                "answer_recall": _any_half(q.answers, content_words(text)),
+                "answer_exact": answer_in_text(text, q.answers),
+                "words": word_count(text),
+                "sentences": len(chosen),
+                "budget_words": budget,
+            }
+
+        questions.append(
+            {
+                "id": q.id,
+                "question": q.question,
+                "qtype": q.qtype,
+                "answers": list(q.answers),
+                "answer_in_passage": _any_half(q.answers, passage_cw),
+                "fallback": result.used_fallback,
+                "fallback_reason": result.fallback_reason,
+                "direction": result.direction.direction.value,
+                "chains": [c.to_text() for c in result.chains],
+                "answer_in_chains": _any_half(
+                    q.answers, frozenset().union(*(content_words(n) for n in chain_nodes))
+                ),
+                "sarg": {
+                    "answer_recall": _any_half(q.answers, content_words(evidence_text)),
+                    "answer_exact": answer_in_text(evidence_text, q.answers),
+                    "words": evidence_words,
+                    "chain_words": chain_words,
+                    "sentences": len(result.evidence),
+                    "evidence_ids": [p.document_id for p in result.evidence],
+                    "ms": round(sarg_ms, 1),
+                },
+                "dense": dense(evidence_words),
+                "dense_chains_budget": dense(evidence_words + chain_words),
+            }
+        )
+    if graph is None:  # no question on this passage: build its graph for the gold score
+        triples = [t for ts in _triples_of(pipeline.extractor, docs) for t in ts]
+        graph = build_reasoning_graph(
+            triples, embedder=pipeline.embedder, merge_threshold=pipeline.config.merge_threshold
+        ).graph
+    return {
+        "id": passage.id,
+        "torque_id": passage.torque_id,
+        "n_sentences": len(docs),
+        "passage_words": passage_words,
+        "graph": {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()},
+        "gold_edges": gold_edge_recovery(passage.gold_edges, graph),
+        "questions": questions,
+    }
+
+
+def _mean(values: Sequence[Any]) -> float | None:
+    vals = [float(v) for v in values if v is not None]
+    return round(statistics.fmean(vals), 4) if vals else None
+
+
+def _ester_group(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    share = [
+        r["sarg"]["words"] / r["passage_words"] if r.get("passage_words") else None for r in rows
+    ]
+    return {
+        "n": len(rows),
+        "answer_in_chains": _mean([r["answer_in_chains"] for r in rows]),
+        "sarg_answer_recall": _mean([r["sarg"]["answer_recall"] for r in rows]),
+        "dense_answer_recall": _mean([r["dense"]["answer_recall"] for r in rows]),
+        "dense_chains_budget_answer_recall": _mean(
+            [r["dense_chains_budget"]["answer_recall"] for r in rows]
+        ),
+        "sarg_answer_exact": _mean([r["sarg"]["answer_exact"] for r in rows]),
+        "dense_answer_exact": _mean([r["dense"]["answer_exact"] for r in rows]),
+        "sarg_words": _mean([r["sarg"]["words"] for r in rows]),
+        "dense_words": _mean([r["dense"]["words"] for r in rows]),
+        "words_share": _mean(share),
+        "fallback": _mean([r["fallback"] for r in rows]),
+        "answer_in_passage": _mean([r["answer_in_passage"] for r in rows]),
+        "sarg_ms": _mean([r["sarg"]["ms"] for r in rows]),
+    }
+
+
+def aggregate_ester(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Means over questions (all, by type, chain questions) and the gold-edge scores."""
+    rows = [dict(q, passage_words=r["passage_words"]) for r in records for q in r["questions"]]
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[row["qtype"]].append(row)
+    edges = [e for r in records for e in r["gold_edges"]]
+    return {
+        "n_passages": len(records),
+        "n_questions": len(rows),
+        "all": _ester_group(rows),
+        "by_qtype": {k: _ester_group(v) for k, v in sorted(groups.items())},
+        "chain_questions": _ester_group([r for r in rows if not r["fallback"]]),
+        "gold_edges": {
+            "n_passages": len(records),
+            "n_edges": len(edges),
+            "nodes": _mean([e["nodes"] for e in edges]),
+            "path": _mean([e["path"] for e in edges]),
+            "edge": _mean([e["edge"] for e in edges]),
+            "graph_nodes": _mean([r["graph"]["nodes"] for r in records]),
+            "graph_edges": _mean([r["graph"]["edges"] for r in records]),
+        },
+    }
+
+
+def _pct(value: Any) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _num(value: Any) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def markdown_ester(aggregates: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    """The ESTER tables."""
+    lines = [
+        f"### ester: {aggregates['n_questions']} causal questions on "
+        f"{aggregates['n_passages']} passages (extractor `{settings['extractor']}`)",
+        "",
+        "Half-match = at least half of a gold span's content words (%). In chains: the kept "
+        "chains' node names; SARG / dense / dense+chains: the evidence text of SARG, of the "
+        "question's most similar sentences within SARG's evidence word count, and within "
+        "SARG's evidence + chain word count; words: mean evidence words; share: SARG's "
+        "evidence words / passage words; in passage: the gold answer half-matches the "
+        "passage (upper bound).",
+        "",
+        "| group | n | in chains | SARG ans. R | dense ans. R | dense+chains ans. R | "
+        "SARG words | dense words | words share | fallback | in passage |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    groups = [("all", aggregates["all"])]
+    groups += [(f"type={k}", v) for k, v in aggregates["by_qtype"].items()]
+    groups += [("chain questions (no fallback)", aggregates["chain_questions"])]
+    for label, g in groups:
+        if not g["n"]:
+            continue
+        lines.append(
+            f"| {label} | {g['n']} | {_pct(g['answer_in_chains'])} | "
+            f"{_pct(g['sarg_answer_recall'])} | {_pct(g['dense_answer_recall'])} | "
+            f"{_pct(g['dense_chains_budget_answer_recall'])} | {_num(g['sarg_words'])} | "
+            f"{_num(g['dense_words'])} | {_pct(g['words_share'])} | {_pct(g['fallback'])} | "
+            f"{_pct(g['answer_in_passage'])} |"
+        )
+    e = aggregates["gold_edges"]
+    lines += [
+        "",
+        "Gold `causal_graph` edges against SARG's reasoning graph (fuzzy node match: half of "
+        "the gold node's content words are in a SARG node's name or aliases; %):",
+        "",
+        "| passages | gold edges | both ends matched | directed path | direct edge | "
+        "graph nodes | graph edges |",
+        "|---|---|---|---|---|---|---|",
+        f"| {e['n_passages']} | {e['n_edges']} | {_pct(e['nodes'])} | {_pct(e['path'])} | "
+        f"{_pct(e['edge'])} | {_num(e['graph_nodes'])} | {_num(e['graph_edges'])} |",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- ESC
+
+
+def evaluate_esc_document(
+    extractor: Any, document: ESCDocument, *, embedder: Any = None, merge_threshold: float = 0.88
+) -> dict[str, Any]:
+    """Score ``extractor`` on one ESC document; one record.
+
+    Precision counts the triples read from *event sentences* (sentences holding at
+    least one annotated event markable) and, separately, from *linked sentences*
+    (holding an event that takes part in a gold link); a triple is correct when it
+    finds some gold link (:func:`~sarg_integrations.evaluation.causal_metrics.esc_link_found`).
+    Chain recovery builds the reasoning graph of the document's triples
+    (:func:`~sarg_integrations.graph.build_reasoning_graph` with ``embedder``).
+    """
+    from sarg_integrations.graph import build_reasoning_graph
+
+    source = document.source_document()
+    start = time.perf_counter()
+    triples = _triples_of(extractor, [source])[0]
+    extract_ms = (time.perf_counter() - start) * 1000.0
+    events = document.events
+    sentences_of = [triple_sentences(t, document.text, document.sentence_spans) for t in triples]
+    event_sentences = {e.sentence for e in events.values()}
+    linked = {m for link in document.links for m in (link.cause, link.effect)}
+    linked_sentences = {events[m].sentence for m in linked}
+
+    def finds(index: int, cause: str, effect: str) -> bool:
+        c, e = events[cause], events[effect]
+        return esc_link_found(
+            triples[index], sentences_of[index], c.trigger, e.trigger, (c.sentence, e.sentence)
+        )
+
+    links = []
+    correct = [False] * len(triples)
+    for link in document.links:
+        c, e = events[link.cause], events[link.effect]
+        hits = [i for i in range(len(triples)) if finds(i, link.cause, link.effect)]
+        for i in hits:
+            correct[i] = True
+        reversed_hit = any(finds(i, link.effect, link.cause) for i in range(len(triples)))
+        links.append(
+            {
+                "cause": c.trigger,
+                "effect": e.trigger,
+                "cause_id": c.id,
+                "effect_id": e.id,
+                "cross_sentence": c.sentence != e.sentence,
+                "found": bool(hits),
+                "found_reversed": reversed_hit,
+            }
+        )
+    # Reference without an extractor: every two events of one sentence, in text order.
+    by_sentence: dict[int, list[Any]] = defaultdict(list)
+    for event in events.values():
+        by_sentence[event.sentence].append(event)
+    pairs_in_order = {
+        (a.id, b.id) for evs in by_sentence.values() for a in evs for b in evs if a.span < b.span
+    }
+    gold_pairs = {(link.cause, link.effect) for link in document.links}
+    in_event = [i for i, s in enumerate(sentences_of) if s & event_sentences]
+    in_linked = [i for i, s in enumerate(sentences_of) if s & linked_sentences]
+    start = time.perf_counter()
+    graph = build_reasoning_graph(triples, embedder=embedder, merge_threshold=merge_threshold).graph
+    nodes_with: dict[str, list[str]] = {}
+
+    def nodes_of(event_id: str) -> list[str]:
+        if event_id not in nodes_with:
+            trigger = events[event_id].trigger
+            nodes_with[event_id] = [
+                n
+                for n, data in graph.nodes(data=True)
+                if trigger_in(trigger, n)
+                or any(trigger_in(trigger, a) for a in data.get("aliases", ()) or ())
+            ]
+        return nodes_with[event_id]
+
+    pairs = gold_multi_hop_pairs([(link.cause, link.effect) for link in document.links])
+    paths = {"pairs": len(pairs), "both_nodes": 0, "recovered": 0, "by_hops": {}}
+    for a, c, hops in pairs:
+        a_nodes, c_nodes = nodes_of(a), nodes_of(c)
+        ok = has_directed_path(graph, a_nodes, c_nodes)
+        paths["both_nodes"] += bool(a_nodes and c_nodes)
+        paths["recovered"] += ok
+        slot = paths["by_hops"].setdefault(str(hops), [0, 0])
+        slot[0] += 1
+        slot[1] += ok
+    graph_ms = (time.perf_counter() - start) * 1000.0
+    return {
+        "id": document.id,
+        "topic": document.topic,
+        "n_sentences": len(document.sentence_spans),
+        "n_events": len(events),
+        "triples": len(triples),
+        "triples_event_sentences": len(in_event),
+        "correct_event_sentences": sum(correct[i] for i in in_event),
+        "triples_linked_sentences": len(in_linked),
+        "correct_linked_sentences": sum(correct[i] for i in in_linked),
+        "links": links,
+        "text_order_baseline": {
+            "predicted": len(pairs_in_order),
+            "correct": len(pairs_in_order & gold_pairs),
+        },
+        "paths": paths,
+        "graph": {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()},
+        "ms": {"extract": round(extract_ms, 1), "graph": round(graph_ms, 1)},
+    }
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+def aggregate_esc(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Micro-averaged link recall / precision and chain recovery over documents."""
+    links = [link for r in records for link in r["links"]]
+
+    def recall(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return {
+            "n": len(rows),
+            "found": sum(x["found"] for x in rows),
+            "recall": _ratio(sum(x["found"] for x in rows), len(rows)),
+            "recall_reversed": _ratio(sum(x["found_reversed"] for x in rows), len(rows)),
+        }
+
+    te = sum(r["triples_event_sentences"] for r in records)
+    ce = sum(r["correct_event_sentences"] for r in records)
+    tl = sum(r["triples_linked_sentences"] for r in records)
+    cl = sum(r["correct_linked_sentences"] for r in records)
+    pairs = sum(r["paths"]["pairs"] for r in records)
+    predicted = sum(r["text_order_baseline"]["predicted"] for r in records)
+    hits = sum(r["text_order_baseline"]["correct"] for r in records)
+    same = sum(not x["cross_sentence"] for x in links)
+    by_hops: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in records:
+        for hops, (n, ok) in r["paths"]["by_hops"].items():
+            by_hops[hops][0] += n
+            by_hops[hops][1] += ok
+    return {
+        "n_documents": len(records),
+        "triples": sum(r["triples"] for r in records),
+        "links": {
+            "all": recall(links),
+            "same_sentence": recall([x for x in links if not x["cross_sentence"]]),
+            "cross_sentence": recall([x for x in links if x["cross_sentence"]]),
+        },
+        "precision": {
+            "event_sentences": {"triples": te, "correct": ce, "precision": _ratio(ce, te)},
+            "linked_sentences": {"triples": tl, "correct": cl, "precision": _ratio(cl, tl)},
+        },
+        "text_order_baseline": {
+            "predicted_pairs": predicted,
+            "correct": hits,
+            "recall": _ratio(hits, len(links)),
+            "recall_same_sentence": _ratio(hits, same),
+            "precision": _ratio(hits, predicted),
+        },
+        "chains": {
+            "pairs": pairs,
+            "both_nodes": _ratio(sum(r["paths"]["both_nodes"] for r in records), pairs),
+            "recovered": _ratio(sum(r["paths"]["recovered"] for r in records), pairs),
+            "by_hops": {
+                k: {"pairs": n, "recovered": _ratio(ok, n)}
+                for k, (n, ok) in sorted(by_hops.items(), key=lambda kv: int(kv[0]))
+            },
+        },
+        "ms_per_document": {
+            "extract": _mean([r["ms"]["extract"] for r in records]),
+            "graph": _mean([r["ms"]["graph"] for r in records]),
+        },
+    }
+
+
+def markdown_esc(aggregates: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+    """The ESC tables."""
+    links, prec, chains = aggregates["links"], aggregates["precision"], aggregates["chains"]
+    lines = [
+        f"### esc: {aggregates['n_documents']} documents, {links['all']['n']} gold cause → "
+        f"effect links, {aggregates['triples']} triples (extractor `{settings['extractor']}`)",
+        "",
+        "Recall: gold links found by a triple whose cause holds the cause trigger and whose "
+        "effect holds the effect trigger, read from a sentence holding one of the two events "
+        "(%); reversed: found with cause and effect swapped. Precision: share of the triples "
+        "from sentences holding an annotated event (event sentences) or an event of a gold link "
+        "(linked sentences) that find some gold link.",
+        "",
+        "| links | n | recall | recall (reversed) |",
+        "|---|---|---|---|",
+    ]
+    for key, label in (
+        ("all", "all"),
+        ("same_sentence", "same sentence"),
+        ("cross_sentence", "cross sentence"),
+    ):
+        g = links[key]
+        lines.append(
+            f"| {label} | {g['n']} | {_pct(g['recall'])} | {_pct(g['recall_reversed'])} |"
+        )
+    base = aggregates["text_order_baseline"]
+    lines += [
+        "",
+        "Reference without an extractor (every two events of one sentence, earlier → later; "
+        f"{base['predicted_pairs']} event pairs): recall {_pct(base['recall'])} (same sentence "
+        f"{_pct(base['recall_same_sentence'])}), precision {_pct(base['precision'])}.",
+    ]
+    lines += [
+        "",
+        "| precision scope | triples | correct | precision |",
+        "|---|---|---|---|",
+    ]
+    for key, label in (
+        ("event_sentences", "event sentences"),
+        ("linked_sentences", "linked sentences"),
+    ):
+        p = prec[key]
+        lines.append(f"| {label} | {p['triples']} | {p['correct']} | {_pct(p['precision'])} |")
+    lines += [
+        "",
+        "Chain recovery: gold event pairs (A, C) whose shortest gold path has ≥ 2 links; "
+        "recovered when the reasoning graph of the document holds a directed path from a node "
+        "containing A's trigger to another node containing C's trigger (%):",
+        "",
+        "| gold hops | pairs | both ends have a node | recovered |",
+        "|---|---|---|---|",
+        f"| all | {chains['pairs']} | {_pct(chains['both_nodes'])} | "
+        f"{_pct(chains['recovered'])} |",
+    ]
+    for hops, g in chains["by_hops"].items():
+        lines.append(f"| {hops} | {g['pairs']} | | {_pct(g['recovered'])} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- run
+
+
+@dataclass
+class CausalReport:
+    """The outcome of one :func:`run_causal_evaluation` (same fields as ``EvalReport``)."""
+
+    dataset: str
+    settings: dict[str, Any]
+    records: list[dict[str, Any]]
+    aggregates: dict[str, Any]
+    markdown: str
+    paths: dict[str, str] = field(default_factory=dict)
+
+
+def _default_pipeline(extractor: Any) -> Any:
+    from sarg_integrations.pipeline import SARGPipeline
+
+    return SARGPipeline(extractor=extractor)
+
+
+def run_causal_evaluation(
+    dataset: str,
+    data: str | os.PathLike[str] | None = None,
+    *,
+    extractor: Any = None,
+    pipeline: Any = None,
+    limit: int | None = None,
+    out_dir: str | os.PathLike[str] = "benchmarks/results/eval",
+    progress: bool = True,
+    fresh: bool = False,
+    report_only: bool = False,
+) -> CausalReport:
+    """Evaluate SARG on ``"ester"`` or ``"esc"``; writes records, JSON and Markdown.
+
+    Args:
+        dataset: ``"ester"`` or ``"esc"``.
+        data: The ESTER JSON file / the ESC folder (a topic tree, one topic or one
+            file); default :func:`~sarg_integrations.evaluation.causal_qa.default_causal_data_path`.
+        extractor: ``"rules"`` (the default), another name in :data:`EXTRACTORS`, a folder
+            with a trained extractor, or any object with ``extract(document)`` (and
+            optionally ``extract_many(documents)``) returning triples.
+        pipeline: A ready :class:`~sarg_integrations.SARGPipeline` (e.g. with fake
+            models for tests); its extractor is used and ``extractor`` only names it in
+            the settings. Default: ``SARGPipeline(extractor=...)`` (offline models).
+        limit: ESTER: the first ``limit`` causal questions; ESC: the first ``limit``
+            documents.
+        out_dir: Output folder (created).
+        progress: Show a progress bar.
+        fresh: Discard records of an earlier run instead of resuming.
+        report_only: Compute nothing; tabulate the records already on disk.
+
+    Raises:
+        InputError: Bad dataset, data path, ``limit``, extractor, or records of other
+            settings in ``out_dir``.
+    """
+    from sarg_integrations.evaluation.harness import (
+        _read_records,
+        make_out_dir,
+        record_each,
+        write_summary,
+    )
+    from sarg_integrations.evaluation.methods import CachingExtractor
+
+    if dataset not in CAUSAL_DATASETS:
+        msg = f"unknown causal dataset {dataset!r}; valid: {', '.join(CAUSAL_DATASETS)}"
+        raise InputError(msg, argument="dataset", value=dataset)
+    items: list[Any] = (load_ester if dataset == "ester" else load_esc)(data, limit=limit)
+    settings = {
+        "version": RECORD_VERSION,
+        "dataset": dataset,
+        "data": str(data) if data is not None else None,
+        "limit": limit,
+        "extractor": _extractor_name(
+            extractor
+            if extractor is not None or pipeline is None
+            else getattr(pipeline.extractor, "inner", pipeline.extractor)
+        ),
+    }
+    out = make_out_dir(out_dir)
+    records_path = out / f"{dataset}.records.jsonl"
+    if fresh and records_path.exists():
+        records_path.unlink()
+    done = _read_records(records_path, settings)
+    todo = [] if report_only else [item for item in items if item.id not in done]
+    if todo:
+        if pipeline is None:
+            pipeline = _default_pipeline(resolve_extractor(extractor))
+        if not isinstance(pipeline.extractor, CachingExtractor):
+            pipeline.extractor = CachingExtractor(pipeline.extractor)
+
+        def compute(item: Any) -> dict[str, Any]:
+            pipeline.extractor.clear()
+            if dataset == "ester":
+                return evaluate_ester_passage(pipeline, item)
+            return evaluate_esc_document(
+                pipeline.extractor.inner,
+                item,
+                embedder=pipeline.embedder,
+                merge_threshold=pipeline.config.merge_threshold,
+            )
+
+        record_each(
+            todo,
+            compute,
+            records_path,
+            settings,
+            done,
+            total=len(items),
+            progress=progress,
+            desc=f"eval {dataset}",
+            unit="passage" if dataset == "ester" else "doc",
+        )
+    records = [done[item.id] for item in items if item.id in done]
+    if dataset == "ester":
+        aggregates = aggregate_ester(records)
+        markdown = markdown_ester(aggregates, settings)
+    else:
+        aggregates = aggregate_esc(records)
+        markdown = markdown_esc(aggregates, settings)
+    paths = {"records": str(records_path)}
+    paths.update(write_summary(out, dataset, settings, aggregates, records, markdown))
+    return CausalReport(dataset, settings, records, aggregates, markdown, paths)

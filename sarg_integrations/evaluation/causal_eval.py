@@ -26,10 +26,9 @@ precision of the extractor's triples on the gold cause → effect event links, s
 and cross-sentence, and chain recovery of the gold multi-hop paths in the reasoning
 graph built from the document's triples.
 
-The extractor is injectable: ``extractor="rules"`` (the offline
-:class:`~sarg_integrations.extraction.RuleBasedExtractor`), a name registered in
-:data:`EXTRACTORS`, a folder holding a trained extractor, or any object with
-``extract(document)`` (and optionally ``extract_many``).
+The extractor is injectable: a name (``"tagger"``, the default learned span tagger;
+``"rules"``; ``"union"``), a folder written by ``sarg train-extractor``, or any object
+with ``extract(document)`` (and optionally ``extract_many``).
 """
 
 from __future__ import annotations
@@ -67,7 +66,6 @@ from sarg_integrations.evaluation.metrics import answer_in_text
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = [
-    "EXTRACTORS",
     "CausalReport",
     "evaluate_esc_document",
     "evaluate_ester_passage",
@@ -78,48 +76,22 @@ __all__ = [
 RECORD_VERSION = 1
 
 
-def _rules() -> Any:
-    from sarg_integrations.extraction.rules import RuleBasedExtractor
-
-    return RuleBasedExtractor(schema="reasoning")
-
-
-EXTRACTORS: dict[str, Callable[[], Any]] = {"rules": _rules}
-"""``--extractor`` name → factory of the extractor. Add an entry to offer another one."""
-
-
-def _load_extractor_folder(path: Path) -> Any:
-    """A trained extractor saved in ``path`` (the learned tagger, once it lands)."""
-    try:
-        from sarg_integrations.extraction import TaggerExtractor  # type: ignore[attr-defined]
-    except ImportError:
-        msg = (
-            f"{path} is a folder, but this version has no learned extractor to load it "
-            f"with; use one of: {', '.join(EXTRACTORS)}"
-        )
-        raise InputError(msg, argument="extractor", value=str(path)) from None
-    for loader in ("load", "from_pretrained"):
-        if callable(getattr(TaggerExtractor, loader, None)):
-            return getattr(TaggerExtractor, loader)(path)
-    return TaggerExtractor(path)
-
-
 def resolve_extractor(spec: Any) -> Any:
-    """The extractor for ``spec``: a name in :data:`EXTRACTORS`, a folder, or an object.
+    """The extractor for ``spec``: a name (``tagger``, ``rules``, ``union``), a folder, or an object.
 
     Raises:
         InputError: An unknown name, or an object without ``extract``.
     """
+    from sarg_integrations.errors import ConfigError
+    from sarg_integrations.extraction.choice import DEFAULT_EXTRACTOR, resolve_extractor as by_name
+
     if spec is None:
-        spec = "rules"
+        spec = DEFAULT_EXTRACTOR
     if isinstance(spec, (str, os.PathLike)):
-        name = str(spec)
-        if name in EXTRACTORS:
-            return EXTRACTORS[name]()
-        if Path(name).is_dir():
-            return _load_extractor_folder(Path(name))
-        msg = f"unknown extractor {name!r}; use one of {', '.join(EXTRACTORS)} or a model folder"
-        raise InputError(msg, argument="extractor", value=name)
+        try:
+            return by_name(str(spec))
+        except ConfigError as exc:
+            raise InputError(str(exc), argument="extractor", value=str(spec)) from None
     if not callable(getattr(spec, "extract", None)):
         msg = f"extractor {type(spec).__name__} has no extract(document) method"
         raise InputError(msg, argument="extractor", value=type(spec).__name__)
@@ -128,7 +100,9 @@ def resolve_extractor(spec: Any) -> Any:
 
 def _extractor_name(spec: Any) -> str:
     if spec is None or isinstance(spec, (str, os.PathLike)):
-        return str(spec or "rules")
+        from sarg_integrations.extraction.choice import DEFAULT_EXTRACTOR
+
+        return str(spec or DEFAULT_EXTRACTOR)
     return f"{type(spec).__module__}.{type(spec).__qualname__}"
 
 
@@ -626,8 +600,8 @@ def run_causal_evaluation(
         dataset: ``"ester"`` or ``"esc"``.
         data: The ESTER JSON file / the ESC folder (a topic tree, one topic or one
             file); default :func:`~sarg_integrations.evaluation.causal_qa.default_causal_data_path`.
-        extractor: ``"rules"`` (the default), another name in :data:`EXTRACTORS`, a folder
-            with a trained extractor, or any object with ``extract(document)`` (and
+        extractor: ``"tagger"`` (the default), ``"rules"``, ``"union"``, a folder
+            with a trained tagger, or any object with ``extract(document)`` (and
             optionally ``extract_many(documents)``) returning triples.
         pipeline: A ready :class:`~sarg_integrations.SARGPipeline` (e.g. with fake
             models for tests); its extractor is used and ``extractor`` only names it in

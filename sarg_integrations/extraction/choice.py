@@ -7,8 +7,10 @@ from typing import Any
 
 from sarg_integrations.errors import ConfigError
 
-__all__ = ["EXTRACTOR_NAMES", "default_extractor", "resolve_extractor"]
+__all__ = ["DEFAULT_EXTRACTOR", "EXTRACTOR_NAMES", "default_extractor", "resolve_extractor"]
 
+DEFAULT_EXTRACTOR = "tagger"
+"""The offline default's name."""
 EXTRACTOR_NAMES = ("tagger", "rules", "union")
 """The named offline extractors; any other string must be a trained tagger's folder."""
 

@@ -368,7 +368,7 @@ def test_evaluate_esc_document_by_hand(esc_dir: Path) -> None:
 def test_resolve_extractor() -> None:
     fake = PatternExtractor()
     assert resolve_extractor(fake) is fake
-    with pytest.raises(InputError, match="unknown extractor 'nope'"):
+    with pytest.raises(InputError, match="extractor='nope' is neither"):
         resolve_extractor("nope")
     with pytest.raises(InputError, match="no extract"):
         resolve_extractor(object())
@@ -448,7 +448,7 @@ def test_sarg_eval_ester_real_models(shared_data: Path, tmp_path: Path) -> None:
     assert code == 0
     summary = json.loads((out / "ester.json").read_text())
     assert summary["aggregates"]["n_questions"] == 3
-    assert summary["settings"]["extractor"] == "rules"
+    assert summary["settings"]["extractor"] == "tagger"
     for record in summary["records"]:
         for q in record["questions"]:
             assert q["dense"]["words"] <= q["sarg"]["words"]

@@ -338,7 +338,7 @@ def result_summary(result: SARGResult) -> dict[str, Any]:
         "fallback": result.used_fallback,
         "fallback_reason": result.fallback_reason,
         "direction": to_jsonable(result.direction),
-        "keyphrases": list(result.keyphrases),
+        "keyphrases": None if result.keyphrases is None else list(result.keyphrases),
         "entry_nodes": to_jsonable(result.entry_nodes),
         "chains": chain_records(result.chains),
         "evidence_document_ids": [p.document_id for p in result.evidence],
@@ -390,7 +390,7 @@ def evidence_metadata(result: SARGResult, passage: EvidencePassage, rank: int) -
         "hops": hops,
         "scores": scores,
         "score": max(scores) if scores else None,
-        "direction": result.direction.direction.value,
+        "direction": result.direction.direction.value if result.direction else None,
         "fallback": result.used_fallback,
         "fallback_reason": result.fallback_reason,
     }

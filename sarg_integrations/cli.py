@@ -691,13 +691,15 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
     """Render ``result`` as the human-readable report (a list of lines)."""
     lines = ["", f"Query: {result.query}"]
     d = result.direction
-    direction = f"Direction: {d.direction.value} (confidence {d.confidence:.2f}"
-    direction += f", method {d.method})" if d.method else ")"
-    if d.rationale:
-        direction += f" - {d.rationale}"
-    lines.append(direction)
-    keyphrases = ", ".join(result.keyphrases) if result.keyphrases else "(none)"
-    lines.append(f"Key phrases: {keyphrases}")
+    if d is not None:  # None: the strategy predicts no direction (tasr)
+        direction = f"Direction: {d.direction.value} (confidence {d.confidence:.2f}"
+        direction += f", method {d.method})" if d.method else ")"
+        if d.rationale:
+            direction += f" - {d.rationale}"
+        lines.append(direction)
+    if result.keyphrases is not None:  # None: the strategy uses no key phrases (tasr)
+        keyphrases = ", ".join(result.keyphrases) if result.keyphrases else "(none)"
+        lines.append(f"Key phrases: {keyphrases}")
 
     threshold = result.config.get("similarity_threshold")
     tau = f" (similarity > {threshold})" if threshold is not None else ""
@@ -709,7 +711,7 @@ def _report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]
 
     lines.extend(_tasr_lines(result))
     lines.append("")
-    considered = len(result.candidate_chains)
+    considered = len(result.candidate_chains or result.chains)
     lines.append(f"Reasoning chains: {len(result.chains)} kept of {considered} candidate(s)")
     for number, chain in enumerate(result.chains, start=1):
         lines.append(f"  [{number}] score {chain.score:.3f}, {len(chain.hops)} hop(s)")

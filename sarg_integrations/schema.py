@@ -358,10 +358,14 @@ class SARGResult:
         document_ids: The ids of the documents passed in, in order.
         triples: Every triple kept by the extractor(s).
         graph: The local reasoning graph (excluded from JSON; see ``graph_summary``).
-        keyphrases: The query's key phrases used for matching.
-        entry_nodes: The matched entry nodes, best first.
-        direction: The predicted traversal direction.
-        candidate_chains: Every complete chain the beam search produced, best first.
+        keyphrases: The query's key phrases used for matching; ``None`` when the
+            strategy uses none (``"tasr"`` matches sub-queries instead).
+        entry_nodes: The matched entry nodes, best first (for ``"tasr"``: the nodes its
+            chains start from, anchored on the query's entities).
+        direction: The predicted traversal direction; ``None`` when the strategy
+            predicts none (``"tasr"`` resolves its sub-queries in order).
+        candidate_chains: Every complete chain the beam search produced, best first
+            (for ``"tasr"``: its chains); ``None`` when a strategy has no candidates.
         chains: The kept chains, best first (at most ``top_k``).
         evidence: The passages behind the kept chains, in first-cited order; on
             fallback, every non-empty document.
@@ -381,10 +385,10 @@ class SARGResult:
     document_ids: list[str]
     triples: list[Triple]
     graph: ReasoningGraph
-    keyphrases: list[str]
+    keyphrases: list[str] | None
     entry_nodes: list[EntryNode]
-    direction: DirectionPrediction
-    candidate_chains: list[ReasoningChain]
+    direction: DirectionPrediction | None
+    candidate_chains: list[ReasoningChain] | None
     chains: list[ReasoningChain]
     evidence: list[EvidencePassage]
     prompt: str

@@ -193,7 +193,7 @@ def to_networkx(result: SARGResult) -> nx.DiGraph:
     view = _view(result, max_nodes=None)
     g = nx.DiGraph(
         query=result.query,
-        direction=result.direction.direction.value,
+        direction=result.direction.direction.value if result.direction else "none",
         chains=[chain.to_text() for chain in result.chains],
     )
     for node in view.nodes:
@@ -579,8 +579,8 @@ def _picture_data(
     d = result.direction
     return {
         "query": result.query,
-        "direction": d.direction.value,
-        "confidence": round(float(d.confidence), 4),
+        "direction": d.direction.value if d else None,
+        "confidence": round(float(d.confidence), 4) if d else None,
         "nodes": nodes,
         "edges": edges,
         "chains": chains,
@@ -937,8 +937,8 @@ def to_html(
         else str(data["total_nodes"])
     )
     meta = (
-        f"direction: {d.direction.value} (confidence {d.confidence:.2f})"
-        f" \u00b7 {len(result.chains)} chain(s) kept of {len(result.candidate_chains)}"
+        (f"direction: {d.direction.value} (confidence {d.confidence:.2f}) \u00b7 " if d else "")
+        + f"{len(result.chains)} chain(s) kept of {len(result.candidate_chains or result.chains)}"
         f" \u00b7 graph: {shown} nodes, {data['total_edges']} edges"
         f" \u00b7 {len(result.entry_nodes)} entry node(s)"
     )
@@ -1028,7 +1028,8 @@ def to_image(
         ax.text(
             0.25,
             0.58,
-            f"direction {d.direction.value} \u00b7 {data['total_nodes']} nodes, "
+            (f"direction {d.direction.value} \u00b7 " if d else "")
+            + f"{data['total_nodes']} nodes, "
             f"{data['total_edges']} edges \u00b7 {len(data['chains'])} chain(s) kept",
             fontsize=8.5,
             color="#555",
@@ -1161,9 +1162,15 @@ def repr_html(result: SARGResult, *, graph: bool = True) -> str:
     parts = [
         '<div class="sarg-result" style="font-family:system-ui,sans-serif;font-size:13px">',
         f"<div><strong>SARG</strong> \u00b7 {e(result.query)}</div>",
-        f"<div>direction <strong>{e(d.direction.value)}</strong> (confidence {d.confidence:.2f}"
-        + (f", {e(d.method)}" if d.method else "")
-        + f") \u00b7 graph {result.graph.number_of_nodes} nodes, "
+        "<div>"
+        + (
+            f"direction <strong>{e(d.direction.value)}</strong> (confidence {d.confidence:.2f}"
+            + (f", {e(d.method)}" if d.method else "")
+            + ") \u00b7 "
+            if d
+            else f"strategy <strong>{e(result.strategy)}</strong> \u00b7 "
+        )
+        + f"graph {result.graph.number_of_nodes} nodes, "
         f"{result.graph.number_of_edges} edges"
         f" \u00b7 {len(result.triples)} triples from {len(result.document_ids)} documents</div>",
     ]
@@ -1213,7 +1220,9 @@ def repr_markdown(result: SARGResult, *, mermaid: bool = True) -> str:
     lines = [
         f"**SARG** \u2014 {_md(result.query)}",
         "",
-        f"- direction: **{d.direction.value}** (confidence {d.confidence:.2f})",
+        f"- direction: **{d.direction.value}** (confidence {d.confidence:.2f})"
+        if d
+        else f"- strategy: **{result.strategy}**",
         f"- graph: {result.graph.number_of_nodes} nodes, {result.graph.number_of_edges} edges "
         f"({len(result.triples)} triples from {len(result.document_ids)} documents)",
     ]

@@ -523,7 +523,7 @@ class MethodSuite:
             times_ms=times,
             stats={k: result.stats.get(k) for k in keep}
             | {
-                "direction": result.direction.direction.value,
+                "direction": result.direction.direction.value if result.direction else None,
                 "fallback_reason": result.fallback_reason,
             },
         )

@@ -17,6 +17,7 @@ import pytest
 from sarg_integrations import cli
 from sarg_integrations.config import SARGConfig
 from sarg_integrations.direction import CueWordDirectionClassifier
+from sarg_integrations.extraction import runner
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
@@ -263,7 +264,7 @@ def test_progress_only_on_a_terminal_with_many_documents(
     for i in range(25):
         (tmp_path / f"doc{i:02d}.txt").write_text(f"Cause{i} causes effect{i}.", encoding="utf-8")
     monkeypatch.setattr(cli, "_isatty", lambda stream: True)
-    monkeypatch.setattr(SARGPipeline, "_progress", lambda self, items: items)  # no real bar
+    monkeypatch.setattr(runner, "progress_bar", lambda items: items)  # no real bar
     argv = ["run", "-q", "What does cause3 lead to?", "-d", str(tmp_path)]
     assert run_cli(argv, capsys)[0] == 0
     assert run_cli([*argv, "--no-progress"], capsys)[0] == 0

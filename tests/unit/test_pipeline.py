@@ -10,7 +10,7 @@ import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
-from sarg_integrations.pipeline import NO_CHAINS, NO_TRIPLES
+from sarg_integrations.strategies.sarg import NO_CHAINS, NO_TRIPLES
 from sarg_integrations.schema import Direction, DirectionPrediction
 
 STORY = [

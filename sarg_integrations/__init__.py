@@ -48,8 +48,8 @@ _EXPORTS = {
     "BaseDirectionClassifier": "sarg_integrations.direction",
     "CueWordDirectionClassifier": "sarg_integrations.direction",
     "FixedDirection": "sarg_integrations.direction",
-    "DirectionClassifier": "sarg_integrations.direction_model",
-    "LLMDirectionTeacher": "sarg_integrations.direction_model",
+    "DirectionClassifier": "sarg_integrations.direction.classifier",
+    "LLMDirectionTeacher": "sarg_integrations.direction.teacher",
     "KeyphraseExtractor": "sarg_integrations.matching",
     "SARGError": "sarg_integrations.errors",
     "ConfigError": "sarg_integrations.errors",
@@ -71,7 +71,8 @@ if TYPE_CHECKING:
         DirectionPredictor,
         FixedDirection,
     )
-    from sarg_integrations.direction_model import DirectionClassifier, LLMDirectionTeacher
+    from sarg_integrations.direction.classifier import DirectionClassifier
+    from sarg_integrations.direction.teacher import LLMDirectionTeacher
     from sarg_integrations.embedding import Embedder, SentenceTransformerEmbedder
     from sarg_integrations.errors import (
         ConfigError,

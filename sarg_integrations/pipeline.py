@@ -21,7 +21,7 @@ from typing import Any
 
 from sarg_integrations.config import SARGConfig, check_deadline
 from sarg_integrations.direction import DirectionPredictor
-from sarg_integrations.direction_model import default_direction_classifier
+from sarg_integrations.direction.classifier import default_direction_classifier
 from sarg_integrations.documents import DocumentLike, coerce_documents, validate_query
 from sarg_integrations.embedding import CachedEmbedder, Embedder, SentenceTransformerEmbedder
 from sarg_integrations.errors import ConfigError

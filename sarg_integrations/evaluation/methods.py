@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from sarg_integrations.config import SARGConfig
+from sarg_integrations.config import SCHEMAS, SARGConfig
 from sarg_integrations.embedding import CachedEmbedder, Embedder, cosine_matrix
 from sarg_integrations.errors import ModelLoadError
 from sarg_integrations.evaluation.datasets import EvalQuestion
@@ -292,7 +292,7 @@ class MethodSuite:
             else CachedEmbedder(embedder or SentenceTransformerEmbedder(), max_size=50_000)
         )
         extractors = dict(extractors or {})
-        for schema in ("reasoning", "generic_spo"):
+        for schema in SCHEMAS:
             if schema not in extractors:
                 from sarg_integrations.extraction.rules import RuleBasedExtractor
 

@@ -50,6 +50,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sarg_integrations.config import SCHEMAS
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_PHRASE_TOKENS", "SCHEMAS", "RuleBasedExtractor"]
 
-SCHEMAS = ("reasoning", "generic_spo")
 MAX_PHRASE_TOKENS = 8
 """The longest cause / effect phrase, in tokens (the head is always kept)."""
 

@@ -202,7 +202,7 @@ def test_cli_strategy_options_reach_the_config(
             entity_typer=DictTyper(),
         )
 
-    monkeypatch.setattr(cli, "build_pipeline", fake_build)
+    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
     docs = tmp_path / "docs.jsonl"
     docs.write_text("\n".join(json.dumps(d) for d in DOCS))
     out_json = tmp_path / "out.json"
@@ -263,7 +263,7 @@ def llm_cli(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         )
 
     monkeypatch.setattr(specs, "resolve_llm_spec", fake_resolve)
-    monkeypatch.setattr(cli, "build_pipeline", fake_build)
+    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
     monkeypatch.setattr(io, "load_demo_corpus", lambda: coerce_documents(DOCS))
     return state
 

@@ -109,7 +109,7 @@ def built(monkeypatch: pytest.MonkeyPatch) -> list[SARGConfig]:
             direction_classifier=CueWordDirectionClassifier(),
         )
 
-    monkeypatch.setattr(cli, "build_pipeline", fake_build)
+    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
     return configs
 
 
@@ -263,7 +263,7 @@ def test_progress_only_on_a_terminal_with_many_documents(
 ) -> None:
     for i in range(25):
         (tmp_path / f"doc{i:02d}.txt").write_text(f"Cause{i} causes effect{i}.", encoding="utf-8")
-    monkeypatch.setattr(cli, "_isatty", lambda stream: True)
+    monkeypatch.setattr(cli.run, "isatty", lambda stream: True)
     monkeypatch.setattr(runner, "progress_bar", lambda items: items)  # no real bar
     argv = ["run", "-q", "What does cause3 lead to?", "-d", str(tmp_path)]
     assert run_cli(argv, capsys)[0] == 0
@@ -274,7 +274,7 @@ def test_progress_only_on_a_terminal_with_many_documents(
 def test_no_progress_for_few_documents_or_no_terminal(
     built: Configs, story: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli, "_isatty", lambda stream: True)
+    monkeypatch.setattr(cli.run, "isatty", lambda stream: True)
     assert run_cli(["run", "-q", QUERY, "-d", str(story)], capsys)[0] == 0
     assert built[0].show_progress is False
 
@@ -377,7 +377,7 @@ def test_config_error_exits_2(
     def broken(config: SARGConfig) -> SARGPipeline:
         raise ConfigError("extractor=None is broken; pass an extractor", field="extractor")
 
-    monkeypatch.setattr(cli, "build_pipeline", broken)
+    monkeypatch.setattr(cli.run, "build_pipeline", broken)
     code, _out, err = run_cli(["run", "-q", QUERY, "-d", str(story)], capsys)
     assert code == 2
     assert err == "sarg: error: extractor=None is broken; pass an extractor\n"
@@ -425,7 +425,7 @@ def test_keyboard_interrupt_exits_130(
     def interrupted(config: SARGConfig) -> SARGPipeline:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "build_pipeline", interrupted)
+    monkeypatch.setattr(cli.run, "build_pipeline", interrupted)
     code, _out, err = run_cli(["run", "-q", QUERY, "-d", str(story)], capsys)
     assert code == 130
     assert err == "sarg: interrupted\n"

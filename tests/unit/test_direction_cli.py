@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from sarg_integrations.cli import main
-from sarg_integrations.direction_model import load_direction_dataset
+from sarg_integrations.direction import load_direction_dataset
 
 
 def test_direction_json(capsys):

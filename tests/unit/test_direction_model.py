@@ -15,7 +15,7 @@ from sarg_integrations import (
     LLMDirectionTeacher,
     SARGPipeline,
 )
-from sarg_integrations.direction_model import (
+from sarg_integrations.direction import (
     LABELS,
     MAX_QUERY_CHARS,
     default_direction_classifier,

@@ -561,7 +561,7 @@ def llm_cli(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         )
 
     monkeypatch.setattr(specs, "resolve_llm_spec", fake_resolve)
-    monkeypatch.setattr(cli, "build_pipeline", fake_build)
+    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
     return state
 
 

@@ -273,7 +273,7 @@ def fake_cli(monkeypatch: pytest.MonkeyPatch) -> None:
             keyphrase_extractor=FixedKeyphrases("storm"),
         )
 
-    monkeypatch.setattr(cli, "build_pipeline", fake_build)
+    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
 
 
 def write_docs(folder: Path) -> Path:

@@ -13,18 +13,28 @@ Every classifier here also offers the batch API ``predict(queries) -> list[str]`
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations.errors import InputError
 from sarg_integrations.schema import Direction, DirectionPrediction
 
 __all__ = [
+    "LABELS",
+    "MAX_QUERY_CHARS",
     "BaseDirectionClassifier",
     "CueWordDirectionClassifier",
     "DirectionPredictor",
     "FixedDirection",
+    "check_queries",
+    "check_query",
 ]
+
+LABELS: tuple[str, ...] = ("forward", "backward", "bidirectional")
+"""The class labels, in the order of the classifier head's rows."""
+MAX_QUERY_CHARS = 2000
+"""Longer queries are cut to this many characters before encoding (the encoder reads
+at most 256 word pieces anyway); the prediction's rationale says so."""
 
 
 @runtime_checkable
@@ -44,13 +54,48 @@ class DirectionPredictor(Protocol):
         ...
 
 
-def _check_queries(queries: Sequence[str]) -> list[str]:
+def check_query(query: Any, argument: str = "query") -> tuple[str, bool]:
+    """Validate one query; return it (cut to :data:`MAX_QUERY_CHARS`) and whether it was cut.
+
+    Runs of whitespace become one space.
+
+    Raises:
+        InputError: ``query`` is not a string, or is empty.
+    """
+    if not isinstance(query, str):
+        msg = f"{argument} must be a string, got {type(query).__name__}; pass the question as text"
+        raise InputError(msg, argument=argument, value=query)
+    text = " ".join(query.split())
+    if not text:
+        msg = f"{argument}={query!r} is empty; pass a non-empty question"
+        raise InputError(msg, argument=argument, value=query)
+    if len(text) > MAX_QUERY_CHARS:
+        return text[:MAX_QUERY_CHARS], True
+    return text, False
+
+
+def check_queries(queries: Any, *, normalize: bool = False) -> list[str]:
+    """Validate a batch of queries: a list (not a single string) of strings.
+
+    With ``normalize`` each query goes through :func:`check_query` (non-empty,
+    whitespace collapsed, cut to :data:`MAX_QUERY_CHARS`); otherwise queries are kept
+    as given.
+
+    Raises:
+        InputError: ``queries`` is a single string or not iterable, or a query is not
+            a string (or, with ``normalize``, is empty).
+    """
     if isinstance(queries, str):
         msg = (
             f"queries must be a list of strings, got the single string {queries[:60]!r}; "
             "wrap it in a list"
         )
         raise InputError(msg, argument="queries", value=queries)
+    if not isinstance(queries, Iterable):
+        msg = f"queries must be a list of strings, got {type(queries).__name__}"
+        raise InputError(msg, argument="queries", value=queries)
+    if normalize:
+        return [check_query(q, f"queries[{i}]")[0] for i, q in enumerate(queries)]
     out = list(queries)
     for i, query in enumerate(out):
         if not isinstance(query, str):
@@ -70,11 +115,11 @@ class BaseDirectionClassifier:
 
     def predict(self, queries: Sequence[str]) -> list[str]:
         """Return the direction label (``"forward"``…) of each query."""
-        return [self.predict_direction(q).direction.value for q in _check_queries(queries)]
+        return [self.predict_direction(q).direction.value for q in check_queries(queries)]
 
     def predict_proba(self, queries: Sequence[str]) -> list[dict[str, float]]:
         """Return each query's probability per direction label."""
-        return [dict(self.predict_direction(q).scores) for q in _check_queries(queries)]
+        return [dict(self.predict_direction(q).scores) for q in check_queries(queries)]
 
 
 class FixedDirection(BaseDirectionClassifier):

@@ -41,7 +41,7 @@ _EXPORTS = {
     "PromptTemplate": "sarg_integrations.prompting",
     "TripleExtractor": "sarg_integrations.extraction.base",
     "RuleBasedExtractor": "sarg_integrations.extraction.rules",
-    "LLMTripleExtractor": "sarg_integrations.llm.extractor",
+    "LLMTripleExtractor": "sarg_integrations.extraction.llm.extractor",
     "Embedder": "sarg_integrations.embedding",
     "SentenceTransformerEmbedder": "sarg_integrations.embedding",
     "DirectionPredictor": "sarg_integrations.direction",
@@ -84,9 +84,9 @@ if TYPE_CHECKING:
         SARGError,
     )
     from sarg_integrations.extraction.base import TripleExtractor
+    from sarg_integrations.extraction.llm.extractor import LLMTripleExtractor
     from sarg_integrations.extraction.rules import RuleBasedExtractor
     from sarg_integrations.io import load_documents
-    from sarg_integrations.llm.extractor import LLMTripleExtractor
     from sarg_integrations.matching import KeyphraseExtractor
     from sarg_integrations.pipeline import SARGPipeline
     from sarg_integrations.prompting import PromptTemplate

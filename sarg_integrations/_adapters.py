@@ -192,10 +192,10 @@ def wrap_extractor(extractor: Any, settings: Mapping[str, Any]) -> Any:
     """
     if callable(getattr(extractor, "extract", None)):
         return extractor
-    from sarg_integrations.llm.models import is_framework_model
+    from sarg_integrations.models.completion import is_framework_model
 
     if is_framework_model(extractor):
-        from sarg_integrations.llm import LLMTripleExtractor
+        from sarg_integrations.extraction.llm import LLMTripleExtractor
 
         schema = settings.get("triple_schema") or (
             "generic_spo" if settings.get("strategy") == "tasr" else "reasoning"

@@ -249,7 +249,7 @@ def _cmd_distill_direction(args: argparse.Namespace) -> int:
 
     from sarg_integrations.direction.data import read_queries
     from sarg_integrations.direction.teacher import LLMDirectionTeacher, distill_direction
-    from sarg_integrations.llm import specs
+    from sarg_integrations.models import specs
 
     queries = read_queries(args.queries)
     teacher = LLMDirectionTeacher(

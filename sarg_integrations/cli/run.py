@@ -156,8 +156,8 @@ def build_llm_extractor(
         ConfigError: A malformed ``--llm`` spec or ``--cache`` path.
         MissingDependencyError: The provider's LangChain package is not installed.
     """
-    from sarg_integrations.llm import specs
-    from sarg_integrations.llm.extractor import LLMTripleExtractor
+    from sarg_integrations.extraction.llm.extractor import LLMTripleExtractor
+    from sarg_integrations.models import specs
 
     if model is None:
         model = specs.resolve_llm_spec(args.llm)
@@ -243,7 +243,7 @@ def _execute(
     report_stream = sys.stderr if json_to_stdout else sys.stdout
     with quiet_models():
         if getattr(args, "llm", None):
-            from sarg_integrations.llm import specs
+            from sarg_integrations.models import specs
 
             model = specs.resolve_llm_spec(args.llm)
             extractor = build_llm_extractor(args, config, model=model)

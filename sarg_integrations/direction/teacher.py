@@ -12,7 +12,6 @@ import asyncio
 import json
 import random
 import re
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from sarg_integrations.direction.base import (
     check_query,
 )
 from sarg_integrations.errors import ConfigError, InputError
+from sarg_integrations.models.sync import SyncRunner
 from sarg_integrations.schema import Direction, DirectionPrediction
 
 __all__ = ["TEACHER_PROMPT", "LLMDirectionTeacher", "distill_direction", "parse_direction_answer"]
@@ -133,27 +133,6 @@ def _norm(word: str) -> Direction | None:
     return Direction(label) if label else None
 
 
-def _run_sync(coro: Any) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    result: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            result["value"] = asyncio.run(coro)
-        except BaseException as exc:
-            result["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return result["value"]
-
-
 class LLMDirectionTeacher(BaseDirectionClassifier):
     """The paper's teacher: asks an LLM for each query's direction.
 
@@ -180,7 +159,7 @@ class LLMDirectionTeacher(BaseDirectionClassifier):
         max_concurrency: int = 4,
         default: Direction | str = Direction.BIDIRECTIONAL,
     ) -> None:
-        from sarg_integrations.llm.models import as_completion_model
+        from sarg_integrations.models.completion import as_completion_model
 
         prompt = prompt or TEACHER_PROMPT
         if "{query}" not in prompt:
@@ -197,9 +176,10 @@ class LLMDirectionTeacher(BaseDirectionClassifier):
         self.prompt = prompt
         self.max_concurrency = max_concurrency
         self.default = Direction.parse(default)
+        self._runner = SyncRunner()
 
     async def _ask(self, query: str, semaphore: asyncio.Semaphore) -> DirectionPrediction:
-        from sarg_integrations.llm.models import CompletionRequest
+        from sarg_integrations.models.completion import CompletionRequest
 
         request = CompletionRequest(messages=(("user", self.prompt.replace("{query}", query)),))
         async with semaphore:
@@ -231,7 +211,7 @@ class LLMDirectionTeacher(BaseDirectionClassifier):
 
     def predict_batch(self, queries: Sequence[str]) -> list[DirectionPrediction]:
         """Synchronous :meth:`apredict_batch`."""
-        return _run_sync(self.apredict_batch(queries))
+        return self._runner.run(self.apredict_batch(queries))
 
     def predict_direction(
         self, query: str, query_embedding: Any | None = None

@@ -598,7 +598,7 @@ class RuleBasedExtractor:
         screen_instructions: Skip sentences that address the model or imitate the
             prompt's machinery (prompt injection: "ignore previous instructions…", fake
             JSON triples, fake chain lines, fake section headers); see
-            :func:`~sarg_integrations.llm.grounding.looks_like_instruction`.
+            :func:`~sarg_integrations.extraction.grounding.looks_like_instruction`.
 
     Raises:
         ConfigError: If ``schema`` or ``max_chars_per_document`` is invalid.
@@ -773,7 +773,7 @@ class RuleBasedExtractor:
 
     def _extract_doc(self, doc: Doc, document: SourceDocument, offset: int) -> Iterator[Triple]:
         ctx = _Context()
-        from sarg_integrations.llm.grounding import looks_like_instruction
+        from sarg_integrations.extraction.grounding import looks_like_instruction
 
         for sent in doc.sents:
             start = offset + sent.start_char

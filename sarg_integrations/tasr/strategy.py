@@ -279,7 +279,7 @@ def _entries(rows: Sequence[HopRecord], chains: Sequence[ReasoningChain]) -> lis
 
 
 def _is_model(obj: Any) -> bool:
-    from sarg_integrations.llm.models import CompletionModel, is_framework_model
+    from sarg_integrations.models.completion import CompletionModel, is_framework_model
 
     return (
         is_framework_model(obj)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sarg_integrations.cli import main
 from sarg_integrations.direction import load_direction_dataset
 
 
+@pytest.mark.slow
 def test_direction_json(capsys):
     code = main(
         ["direction", "--json", "Why did technology stocks sell off?", "What does smoking lead to?"]
@@ -19,6 +22,7 @@ def test_direction_json(capsys):
     assert set(out[0]["probabilities"]) == {"forward", "backward", "bidirectional"}
 
 
+@pytest.mark.slow
 def test_direction_text_and_margin(capsys):
     assert main(["direction", "How are inflation and margin calls connected?"]) == 0
     assert capsys.readouterr().out.startswith("bidirectional")
@@ -33,6 +37,7 @@ def test_direction_bad_input(capsys):
     assert "no direction classifier" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_train_direction_on_a_small_file(tmp_path, capsys):
     rows = load_direction_dataset()
     small = [r for r in rows if r["split"] == "train"][:60] + [
@@ -52,7 +57,7 @@ def test_train_direction_on_a_small_file(tmp_path, capsys):
 
 
 def test_distill_direction_with_a_fake_llm(tmp_path, monkeypatch, capsys):
-    from sarg_integrations.llm import specs
+    from sarg_integrations.models import specs
 
     monkeypatch.setattr(specs, "resolve_llm_spec", lambda spec, **kw: lambda prompt: "Backward.")
     queries = tmp_path / "q.txt"

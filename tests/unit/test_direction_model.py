@@ -56,12 +56,14 @@ def clf() -> DirectionClassifier:
 # --------------------------------------------------------------------------- shipped model
 
 
+@pytest.mark.slow
 def test_shipped_model_predicts_the_obvious_cases(clf):
     queries = FORWARD + BACKWARD + BIDIRECTIONAL
     expected = ["forward"] * 3 + ["backward"] * 3 + ["bidirectional"] * 3
     assert clf.predict(queries) == expected
 
 
+@pytest.mark.slow
 def test_predict_proba_is_a_distribution_per_query(clf):
     probs = clf.predict_proba(FORWARD[:1] + BACKWARD[:1])
     assert len(probs) == 2
@@ -71,6 +73,7 @@ def test_predict_proba_is_a_distribution_per_query(clf):
     assert max(probs[1], key=probs[1].get) == "backward"
 
 
+@pytest.mark.slow
 def test_predict_direction_records_scores_and_method(clf):
     p = clf.predict_direction(BACKWARD[0])
     assert p.direction is Direction.BACKWARD
@@ -86,6 +89,7 @@ def test_shipped_file_is_small_json_without_pickle():
     assert data["dimension"] == 384
 
 
+@pytest.mark.slow
 def test_reuses_the_pipeline_embedding_without_encoding():
     fresh = DirectionClassifier.load(reuse_embedding=True)
     vector = DirectionClassifier.load().embed([FORWARD[0]])[0]
@@ -94,6 +98,7 @@ def test_reuses_the_pipeline_embedding_without_encoding():
     assert fresh._embedder is None  # no encoder was loaded: the given vector was used
 
 
+@pytest.mark.slow
 def test_wrong_dimension_embedding_is_ignored(clf):
     p = clf.predict_direction(BACKWARD[0], np.ones(64))
     assert p.direction is Direction.BACKWARD
@@ -108,6 +113,7 @@ def test_pipeline_default_is_the_shipped_classifier_and_shares_only_minilm():
     assert CueWordDirectionClassifier().predict([BACKWARD[0]]) == ["backward"]
 
 
+@pytest.mark.slow
 def test_low_margin_falls_back_to_bidirectional_and_keeps_probabilities():
     strict = DirectionClassifier.load(margin=1.0)
     p = strict.predict_direction(FORWARD[0])
@@ -142,6 +148,7 @@ def test_bad_batches_are_input_errors(clf):
     assert clf.predict([]) == [] and clf.predict_proba([]) == []
 
 
+@pytest.mark.slow
 def test_very_long_query_is_cut_and_still_classified(clf):
     query = "Why did technology stocks sell off? " + "background " * 2000
     p = clf.predict_direction(query)
@@ -249,6 +256,7 @@ def test_training_runs_end_to_end_with_a_fine_tuned_body(tmp_path):
         tuned.save(tmp_path / "m")
 
 
+@pytest.mark.slow
 def test_frozen_training_saves_and_reloads(tmp_path):
     report = train_direction_classifier(_tiny_rows(), ngram_buckets=16, out=tmp_path / "m")
     assert report.saved_to == tmp_path / "m" / "direction_head.json"
@@ -256,12 +264,14 @@ def test_frozen_training_saves_and_reloads(tmp_path):
     assert loaded.frozen_default_encoder and loaded.metadata["trained_on"] == 24
 
 
+@pytest.mark.slow
 def test_frozen_training_is_deterministic():
     a = train_direction_classifier(_tiny_rows(), ngram_buckets=32).classifier
     b = train_direction_classifier(_tiny_rows(), ngram_buckets=32).classifier
     np.testing.assert_array_equal(a.weights, b.weights)
 
 
+@pytest.mark.slow
 def test_training_rejects_bad_settings(tmp_path):
     with pytest.raises(ConfigError, match="fine_tune_pairs"):
         train_direction_classifier(_tiny_rows(), fine_tune_pairs=-1)

@@ -76,7 +76,7 @@ def test_sarg_eval_end_to_end_with_fake_llm(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(harness, "MethodSuite", lambda **_: _fake_suite())
-    monkeypatch.setattr("sarg_integrations.llm.specs.resolve_llm_spec", lambda spec: fake_llm)
+    monkeypatch.setattr("sarg_integrations.models.specs.resolve_llm_spec", lambda spec: fake_llm)
     out = tmp_path / "out"
     code = cli.main(
         [
@@ -171,6 +171,7 @@ def test_an_out_dir_that_is_a_file_is_an_input_error(data: Path, tmp_path: Path)
         )
 
 
+@pytest.mark.slow
 def test_tasr_against_flat_topk_at_its_own_budget(data: Path, tmp_path: Path) -> None:
     report = harness.run_evaluation(
         "musique",
@@ -198,6 +199,7 @@ def test_tasr_against_flat_topk_at_its_own_budget(data: Path, tmp_path: Path) ->
     assert "| hops=2 | 2 |" in report.markdown and "`sarg` against" not in report.markdown
 
 
+@pytest.mark.slow
 def test_budget_baseline_runs_the_method_whose_budget_it_takes(data: Path) -> None:
     from sarg_integrations.evaluation.datasets import load_dataset
 

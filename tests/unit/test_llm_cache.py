@@ -15,8 +15,8 @@ import pytest
 
 from sarg_integrations import LLMTripleExtractor
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.llm import REASONING_PROMPT
-from sarg_integrations.llm.cache import (
+from sarg_integrations.extraction.llm import REASONING_PROMPT
+from sarg_integrations.extraction.llm.cache import (
     KeyValueStoreCache,
     MemoryCache,
     SQLiteCache,
@@ -293,7 +293,7 @@ def test_garbage_over_the_file_is_moved_aside_with_a_warning(
     wal = path.with_name("cache.sqlite-wal")
     wal.write_bytes(b"stale wal")
     path.write_bytes(b"\x00garbage" * 4096)
-    with caplog.at_level("WARNING", logger="sarg_integrations.llm.cache"):
+    with caplog.at_level("WARNING", logger="sarg_integrations.extraction.llm.cache"):
         cache = SQLiteCache(path)
     assert cache.recovered_from is not None
     assert cache.recovered_from.read_bytes().startswith(b"\x00garbage")

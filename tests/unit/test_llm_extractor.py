@@ -13,9 +13,11 @@ import pytest
 from fakes import CLEAN, T_CROPS, T_RAIN, FixedKeyphrases, HashingEmbedder
 
 from sarg_integrations import LLMTripleExtractor, SARGConfig, SARGPipeline
+from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.extraction.base import ExtractionOutcome
-from sarg_integrations.llm import STATS_KEYS, Completion, classify_error
+from sarg_integrations.extraction.llm import STATS_KEYS, classify_error
+from sarg_integrations.models import Completion
 from sarg_integrations.schema import RelationType, SourceDocument
 
 DOC_TEXT = (
@@ -458,6 +460,7 @@ def pipeline(extractor: LLMTripleExtractor) -> SARGPipeline:
         SARGConfig(similarity_threshold=0.3),
         extractor=extractor,
         embedder=HashingEmbedder(),
+        direction_classifier=CueWordDirectionClassifier(),
         keyphrase_extractor=FixedKeyphrases("heavy rain"),
     )
 
@@ -543,7 +546,7 @@ def test_callable_identity_and_repr() -> None:
 def llm_cli(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Route `--llm` to a counting echo model and the pipeline to offline fakes."""
     from sarg_integrations import cli
-    from sarg_integrations.llm import specs
+    from sarg_integrations.models import specs
 
     state: dict[str, Any] = {"model": Echo(), "specs": [], "extractors": []}
 
@@ -557,6 +560,7 @@ def llm_cli(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             config,
             extractor=extractor,
             embedder=HashingEmbedder(),
+            direction_classifier=CueWordDirectionClassifier(),
             keyphrase_extractor=FixedKeyphrases("storm"),
         )
 
@@ -636,7 +640,7 @@ def test_cli_llm_spec_names_the_missing_package(
 
 
 def test_llm_spec_parsing() -> None:
-    from sarg_integrations.llm.specs import parse_llm_spec
+    from sarg_integrations.models.specs import parse_llm_spec
 
     assert parse_llm_spec("ollama:qwen2.5:7b") == ("ollama", "qwen2.5:7b")
     assert parse_llm_spec("anthropic:claude-3-5-haiku-latest") == (

@@ -9,16 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.llm.chunking import sentence_spans, split_into_chunks
-from sarg_integrations.llm.grounding import (
+from sarg_integrations.extraction.grounding import (
     DocumentIndex,
     canonical_direction,
     ground_items,
     looks_like_instruction,
     relation_type_of,
 )
-from sarg_integrations.llm.parsing import AnswerParseError, parse_answer, strip_reasoning
-from sarg_integrations.llm.prompts import (
+from sarg_integrations.extraction.llm.chunking import sentence_spans, split_into_chunks
+from sarg_integrations.extraction.llm.parsing import AnswerParseError, parse_answer, strip_reasoning
+from sarg_integrations.extraction.llm.prompts import (
     GENERIC_SPO_PROMPT,
     REASONING_PROMPT,
     FewShotExample,

@@ -207,6 +207,7 @@ def test_incomplete_extraction_is_detected_and_redone(
     assert caplog.text == ""
 
 
+@pytest.mark.slow
 def test_a_model_folder_with_only_pickle_weights_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "my-encoder"
     (folder / "2_Dense").mkdir(parents=True)

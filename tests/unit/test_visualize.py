@@ -17,6 +17,7 @@ from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 
 from sarg_integrations import visualize
 from sarg_integrations.config import SARGConfig
+from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import MissingDependencyError
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.schema import SARGResult
@@ -270,6 +271,7 @@ def fake_cli(monkeypatch: pytest.MonkeyPatch) -> None:
             config,
             extractor=PatternExtractor(),
             embedder=HashingEmbedder(),
+            direction_classifier=CueWordDirectionClassifier(),
             keyphrase_extractor=FixedKeyphrases("storm"),
         )
 

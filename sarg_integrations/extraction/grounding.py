@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sarg_integrations.llm.chunking import Chunk, sentence_spans
+from sarg_integrations.extraction.llm.chunking import Chunk, sentence_spans
 from sarg_integrations.schema import RelationType, Triple
 
 __all__ = [
@@ -231,7 +231,8 @@ class DocumentIndex:
 
     Attributes:
         text: The document text.
-        spans: Sentence spans (see :func:`~sarg_integrations.llm.chunking.sentence_spans`).
+        spans: Sentence spans (see
+            :func:`~sarg_integrations.extraction.llm.chunking.sentence_spans`).
     """
 
     text: str
@@ -516,7 +517,7 @@ def ground_items(
     """Turn a chunk's raw triples into grounded :class:`Triple` records.
 
     Args:
-        items: Raw triples from :func:`~sarg_integrations.llm.parsing.parse_answer`.
+        items: Raw triples from :func:`~sarg_integrations.extraction.llm.parsing.parse_answer`.
         document_id: The source document's id.
         index: The source document's :class:`DocumentIndex`.
         chunk: The chunk the answer was for (its region is searched first).

@@ -5,7 +5,7 @@ text, the relation vocabulary (which relation types may be extracted, with a
 description each), the few-shot examples and the output rules. All of it is swappable
 per domain::
 
-    from sarg_integrations.llm import REASONING_PROMPT, FewShotExample
+    from sarg_integrations.extraction.llm import REASONING_PROMPT, FewShotExample
 
     clinical = REASONING_PROMPT.with_examples([
         FewShotExample(

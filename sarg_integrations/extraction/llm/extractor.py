@@ -4,7 +4,8 @@
 each retrieved document and keeps only what the document's own words support:
 
 * **any model** – a LangChain chat model or LLM, a LlamaIndex ``LLM``, or a callable
-  ``str -> str`` (sync or async); see :func:`~sarg_integrations.llm.models.as_completion_model`;
+  ``str -> str`` (sync or async); see
+  :func:`~sarg_integrations.models.completion.as_completion_model`;
 * **structured output** when the model has it (LangChain ``with_structured_output``,
   LlamaIndex function calling), otherwise a tolerant JSON parser; one repair re-ask
   after an unusable answer, then the chunk is reported as failed – never silently;
@@ -38,24 +39,25 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from sarg_integrations.config import check_deadline
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.extraction.base import ExtractionOutcome
-from sarg_integrations.llm.cache import ExtractionCache, as_cache, cache_key
-from sarg_integrations.llm.chunking import Chunk, estimate_tokens, split_into_chunks
-from sarg_integrations.llm.grounding import DocumentIndex, ground_items
-from sarg_integrations.llm.models import (
+from sarg_integrations.extraction.grounding import DocumentIndex, ground_items
+from sarg_integrations.extraction.llm.cache import ExtractionCache, as_cache, cache_key
+from sarg_integrations.extraction.llm.chunking import Chunk, estimate_tokens, split_into_chunks
+from sarg_integrations.extraction.llm.parsing import AnswerParseError, ParsedAnswer, parse_answer
+from sarg_integrations.extraction.llm.prompts import ExtractionPrompt, get_prompt
+from sarg_integrations.models.completion import (
     Completion,
     CompletionRequest,
     as_completion_model,
     model_identity,
 )
-from sarg_integrations.llm.parsing import AnswerParseError, ParsedAnswer, parse_answer
-from sarg_integrations.llm.prompts import ExtractionPrompt, get_prompt
+from sarg_integrations.models.sync import SyncRunner
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = ["STATS_KEYS", "LLMTripleExtractor", "classify_error"]
@@ -161,66 +163,6 @@ def _retry_after(exc: BaseException) -> float | None:
     return seconds if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None
 
 
-# --------------------------------------------------------------------------- event loop
-
-
-class _LoopThread:
-    """A private event loop in a daemon thread, for the sync entry points.
-
-    Running every sync batch on one long-lived loop keeps async HTTP clients (which
-    bind to the loop that first used them) working across calls, and lets the sync
-    API be called from inside a running loop (Jupyter) without nesting loops.
-    """
-
-    def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        loop = self._ensure()
-        if threading.current_thread() is self._thread:
-            coro.close()
-            msg = (
-                "a sync extraction method was called from inside the extractor's own event "
-                "loop; await the async method instead"
-            )
-            raise RuntimeError(msg)
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()
-            raise
-
-    def _ensure(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._loop is None or self._thread is None or not self._thread.is_alive():
-                loop = asyncio.new_event_loop()
-                ready = threading.Event()
-
-                def serve() -> None:
-                    asyncio.set_event_loop(loop)
-                    loop.call_soon(ready.set)
-                    loop.run_forever()
-
-                thread = threading.Thread(target=serve, name="sarg-llm-loop", daemon=True)
-                thread.start()
-                ready.wait()
-                self._loop, self._thread = loop, thread
-            return self._loop
-
-    def close(self) -> None:
-        with self._lock:
-            loop, thread = self._loop, self._thread
-            self._loop = self._thread = None
-        if loop is not None and thread is not None:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(timeout=5)
-            if not loop.is_running():
-                loop.close()
-
-
 # --------------------------------------------------------------------------- records
 
 
@@ -265,9 +207,9 @@ class LLMTripleExtractor:
     Args:
         llm: A LangChain chat model or LLM, a LlamaIndex ``LLM``, a callable
             ``str -> str`` (sync or async) or a
-            :class:`~sarg_integrations.llm.models.CompletionModel`.
+            :class:`~sarg_integrations.models.completion.CompletionModel`.
         prompt: ``"reasoning"`` (default), ``"generic_spo"`` (the ablation) or an
-            :class:`~sarg_integrations.llm.prompts.ExtractionPrompt` with your examples
+            :class:`~sarg_integrations.extraction.llm.prompts.ExtractionPrompt` with your examples
             and relation vocabulary.
         cache: ``None`` (no persistent cache), a file path (SQLite), a LangChain
             ``BaseStore[str, bytes]`` or an object with ``get_many`` / ``set_many``.
@@ -377,7 +319,7 @@ class LLMTripleExtractor:
         self.screen_instructions = bool(screen_instructions)
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
-        self._loop_thread = _LoopThread()
+        self._loop_thread = SyncRunner()
         self._semaphores: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, asyncio.Semaphore
         ] = weakref.WeakKeyDictionary()

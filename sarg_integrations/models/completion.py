@@ -100,7 +100,7 @@ class Completion:
 
 @runtime_checkable
 class CompletionModel(Protocol):
-    """What :class:`~sarg_integrations.llm.LLMTripleExtractor` needs from a model.
+    """What :class:`~sarg_integrations.extraction.llm.LLMTripleExtractor` needs from a model.
 
     Attributes:
         identity: A stable string naming the model and its settings; it is part of the

@@ -22,7 +22,7 @@ import contextlib
 import os
 import sys
 
-from sarg_integrations.cli import direction, evaluate, run
+from sarg_integrations.cli import direction, run
 from sarg_integrations.cli.paths import check_path_options
 
 __all__ = ["main"]
@@ -43,6 +43,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     run.add_commands(sub)
     direction.add_commands(sub)
+    from sarg_integrations.cli import evaluate  # imports the evaluation harness
+
     evaluate.add_commands(sub)
     return parser
 

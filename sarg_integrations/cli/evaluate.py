@@ -1,25 +1,24 @@
-"""``sarg eval``: the evaluation harness's command.
+"""The ``sarg eval`` command: argparse wiring and its handler.
 
-Its options and logic live in :mod:`sarg_integrations.evaluation.cli`.
+The harness itself is :mod:`sarg_integrations.evaluation`.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+import sys
+from collections.abc import Callable
+from typing import Any
 
-if TYPE_CHECKING:
-    pass
+from sarg_integrations.cli.common import isatty, positive_int, quiet_models
+from sarg_integrations.evaluation.datasets import DATASETS
+from sarg_integrations.evaluation.methods import BASE_METHODS, TASR_METHODS
 
-from sarg_integrations.cli.common import positive_int, quiet_models
-
-__all__ = ["add_commands"]
+__all__ = ["add_commands", "add_eval_arguments", "cli_eval"]
 
 
 def add_commands(sub: Any) -> None:
     """Add ``eval`` to the ``sarg`` subparsers ``sub``."""
-    from sarg_integrations.evaluation.cli import add_eval_arguments
-
     evaluate = sub.add_parser(
         "eval",
         help="evaluate SARG against flat RAG on multi-hop QA data",
@@ -34,7 +33,96 @@ def add_commands(sub: Any) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from sarg_integrations.evaluation.cli import cli_eval
-
     with quiet_models():
         return cli_eval(args)
+
+
+def add_eval_arguments(
+    parser: argparse.ArgumentParser, *, positive_int: Callable[[str], int]
+) -> None:
+    """Add the ``sarg eval`` options to ``parser``."""
+    parser.add_argument("--dataset", required=True, choices=tuple(DATASETS), help="the benchmark")
+    parser.add_argument(
+        "--data",
+        metavar="PATH",
+        help=(
+            "the data file (default: $SARG_SHARED_DATA/multihop/<file> or "
+            "../shared/data/multihop/<file> next to the repository)"
+        ),
+    )
+    parser.add_argument("--limit", type=positive_int, metavar="N", help="the first N questions")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="shuffle seed (default 0)")
+    parser.add_argument(
+        "--shuffle-distractors", action="store_true", help="shuffle each question's paragraph order"
+    )
+    parser.add_argument(
+        "--llm",
+        metavar="SPEC",
+        help="answer the prompts with a LangChain chat model PROVIDER:MODEL to get EM/F1",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default="benchmarks/results/eval",
+        help="output folder (default %(default)s)",
+    )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        choices=(*BASE_METHODS, *TASR_METHODS),
+        metavar="NAME",
+        help=(
+            f"methods to compare (default all: {', '.join(BASE_METHODS)}; optional: "
+            f"{', '.join(TASR_METHODS)})"
+        ),
+    )
+    parser.add_argument(
+        "--no-sweeps", action="store_true", help="skip the beam-width / top-K sweeps"
+    )
+    parser.add_argument(
+        "--sweep-limit", type=int, metavar="N", help="run the sweeps on the first N questions only"
+    )
+    parser.add_argument(
+        "--flat-top-k",
+        type=positive_int,
+        default=5,
+        metavar="K",
+        help="k of flat top-k (default 5)",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="discard earlier records instead of resuming"
+    )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="compute nothing: tabulate the records already in --out (same settings)",
+    )
+    parser.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def cli_eval(args: argparse.Namespace) -> int:
+    """Run ``sarg eval``; prints the Markdown tables and the written paths."""
+    from sarg_integrations.evaluation.harness import run_evaluation
+
+    report = run_evaluation(
+        args.dataset,
+        args.data,
+        limit=args.limit,
+        seed=args.seed,
+        shuffle_distractors=args.shuffle_distractors,
+        llm=args.llm,
+        out_dir=args.out,
+        methods=args.methods,
+        sweeps=not args.no_sweeps,
+        sweep_limit=args.sweep_limit,
+        flat_top_k=args.flat_top_k,
+        progress=not args.no_progress and isatty(sys.stderr),
+        fresh=args.fresh,
+        plots=not args.no_plots,
+        report_only=args.report_only,
+    )
+    print(report.markdown)
+    for kind, path in report.paths.items():
+        print(f"{kind}: {path}")
+    return 0

@@ -28,7 +28,7 @@ from sarg_integrations.direction import (
 from sarg_integrations.errors import ConfigError, InputError, ModelLoadError
 from sarg_integrations.schema import Direction
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 FORWARD = [
     "What does a mutation in the GBA1 gene ultimately lead to?",

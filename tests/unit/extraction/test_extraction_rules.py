@@ -16,7 +16,7 @@ from sarg_integrations.extraction import RuleBasedExtractor, TripleExtractor
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 R = RelationType
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEMO = REPO / "sarg_integrations" / "data" / "demo_corpus.jsonl"
 
 

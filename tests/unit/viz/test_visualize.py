@@ -1,4 +1,4 @@
-"""Exports and pictures of a SARGResult (sarg_integrations.visualize), on fakes."""
+"""Exports and pictures of a SARGResult (sarg_integrations.viz), on fakes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import networkx as nx
 import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 
-from sarg_integrations import visualize
+from sarg_integrations import viz as visualize
+from sarg_integrations.viz import exports, view
 from sarg_integrations.config import SARGConfig
 from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import MissingDependencyError
@@ -97,8 +98,8 @@ def test_mermaid_has_every_chain_edge_and_escapes_labels(result: SARGResult) -> 
     names = {v: k for k, v in ids.items()}
     for u, v in chain_edges(result):
         assert re.search(
-            rf"^\s+{names[visualize._mermaid_text(u)]} ==>\|\"[^\"]+\"\| "
-            rf"{names[visualize._mermaid_text(v)]}$",
+            rf"^\s+{names[exports._mermaid_text(u)]} ==>\|\"[^\"]+\"\| "
+            rf"{names[exports._mermaid_text(v)]}$",
             text,
             re.M,
         )
@@ -165,7 +166,7 @@ def test_each_kept_chain_gets_its_own_colour() -> None:
     docs = ["storm causes rain. rain causes flood.", "storm causes wind. wind causes damage."]
     res = pipeline(direction="forward", top_k=2).run("What does a storm lead to?", docs)
     assert len(res.chains) == 2
-    colours = [c["colour"] for c in visualize._picture_data(res)["chains"]]
+    colours = [c["colour"] for c in view.picture_data(res)["chains"]]
     assert len(set(colours)) == 2
 
 
@@ -253,7 +254,7 @@ def test_fallback_result_still_renders() -> None:
 def test_importing_the_package_does_not_import_visualize() -> None:
     code = (
         "import sys, sarg_integrations; "
-        "print('sarg_integrations.visualize' in sys.modules, 'matplotlib' in sys.modules)"
+        "print('sarg_integrations.viz' in sys.modules, 'matplotlib' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"

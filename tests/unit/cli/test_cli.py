@@ -7,19 +7,19 @@ import os
 import re
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+
+from fakes import HashingEmbedder, PatternExtractor, QueryWords
 
 from sarg_integrations import cli
 from sarg_integrations.config import SARGConfig
 from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.extraction import runner
 from sarg_integrations.pipeline import SARGPipeline
-from sarg_integrations.schema import RelationType, SourceDocument, Triple
+from sarg_integrations.schema import SourceDocument
 
 Capsys = pytest.CaptureFixture[str]
 Configs = list[SARGConfig]
@@ -45,55 +45,6 @@ RESULT_FIELDS = {
     "trace",
 }
 
-_RELATION = re.compile(r"^(?P<cause>.+?) (?P<rel>causes|leads to|results in) (?P<effect>.+)$", re.I)
-_STOP = {"what", "does", "do", "a", "an", "the", "to", "lead", "leads", "why", "did", "of", "in"}
-
-
-class FakeExtractor:
-    """Turns "X causes Y." / "X leads to Y." / "X results in Y." sentences into triples."""
-
-    def extract(self, document: SourceDocument) -> list[Triple]:
-        if "EXPLODE" in document.text:
-            raise RuntimeError("fake extractor failure")
-        triples = []
-        for raw in document.text.split("."):
-            sentence = raw.strip()
-            match = _RELATION.match(sentence)
-            if match:
-                triples.append(
-                    Triple(
-                        match["cause"].lower(),
-                        match["rel"].lower(),
-                        match["effect"].lower(),
-                        RelationType.CAUSAL,
-                        document.id,
-                        sentence + ".",
-                    )
-                )
-        return triples
-
-
-class BagOfWordsEmbedder:
-    """A deterministic hashed bag-of-words embedder."""
-
-    dim = 512
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z0-9]+", text.lower()):
-                out[row, zlib.crc32(word.encode()) % self.dim] += 1.0
-        return out
-
-
-class FakeKeyphrases:
-    """Every content word of the query is a key phrase."""
-
-    def extract(self, query: str) -> list[str]:
-        words = [w for w in re.findall(r"[a-z0-9]+", query.lower()) if w not in _STOP]
-        return words or [query]
-
-
 @pytest.fixture
 def built(monkeypatch: pytest.MonkeyPatch) -> list[SARGConfig]:
     """Replace the CLI's pipeline with fakes; collect the configs it was built with."""
@@ -103,9 +54,9 @@ def built(monkeypatch: pytest.MonkeyPatch) -> list[SARGConfig]:
         configs.append(config)
         return SARGPipeline(
             config,
-            extractor=FakeExtractor(),
-            embedder=BagOfWordsEmbedder(),
-            keyphrase_extractor=FakeKeyphrases(),
+            extractor=PatternExtractor(lowercase=True, fail_on="EXPLODE"),
+            embedder=HashingEmbedder(dim=512),
+            keyphrase_extractor=QueryWords(),
             direction_classifier=CueWordDirectionClassifier(),
         )
 

@@ -191,3 +191,22 @@ def test_evidence_fill_applies_to_tasr_as_to_sarg() -> None:
     docs = [d for d in DOCS if d["id"] != "Doc[6]"]
     fallback = pipeline(evidence_fill=1).run(QUESTION, docs)
     assert fallback.fallback_reason is not None and len(fallback.evidence) == 1
+
+
+def test_tasr_result_has_no_made_up_direction_or_key_phrases() -> None:
+    from sarg_integrations.cli.report import report_lines
+    from sarg_integrations.strategies import Strategy
+
+    pipe = pipeline(scripted_llm())
+    assert isinstance(pipe.strategy, Strategy) and pipe.strategy.name == "tasr"
+    result = pipe.run(QUESTION, DOCS)
+    assert result.direction is None and result.keyphrases is None
+    assert [e.node for e in result.entry_nodes] == ["Science Activity Planner"]
+    data = json.loads(result.to_json())
+    assert data["direction"] is None and data["keyphrases"] is None
+    report = "\n".join(report_lines(result))
+    assert "Direction:" not in report and "Key phrases:" not in report
+    assert "Reasoning chains: 1 kept" in report
+    assert "strategy <strong>tasr</strong>" in result._repr_html_()
+    assert "- strategy: **tasr**" in result._repr_markdown_()
+    assert result.to_networkx().graph["direction"] == "none"

@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sarg_integrations.extraction.llm.chunking import Chunk, sentence_spans
+from sarg_integrations.extraction.chunking import Chunk, sentence_spans
 from sarg_integrations.schema import RelationType, Triple
 
 __all__ = [
@@ -232,7 +232,7 @@ class DocumentIndex:
     Attributes:
         text: The document text.
         spans: Sentence spans (see
-            :func:`~sarg_integrations.extraction.llm.chunking.sentence_spans`).
+            :func:`~sarg_integrations.extraction.chunking.sentence_spans`).
     """
 
     text: str

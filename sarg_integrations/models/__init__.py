@@ -4,6 +4,7 @@
   :class:`Completion`, the :class:`CompletionModel` protocol and
   :func:`as_completion_model`, which wraps a framework model or a function;
 * :mod:`~sarg_integrations.models.specs`: ``PROVIDER:MODEL`` specs (``--llm``);
+* :mod:`~sarg_integrations.models.errors`: whether a failed call is worth retrying;
 * :mod:`~sarg_integrations.models.sync`: :class:`SyncRunner`, the one way sync code
   here runs async model calls (also inside Jupyter's running loop), and
   :class:`SyncModel`.
@@ -23,6 +24,7 @@ from sarg_integrations.models.completion import (
     as_completion_model,
     is_framework_model,
 )
+from sarg_integrations.models.errors import classify_error, retry_after
 from sarg_integrations.models.sync import SyncModel, SyncRunner
 
 __all__ = [
@@ -33,5 +35,7 @@ __all__ = [
     "SyncModel",
     "SyncRunner",
     "as_completion_model",
+    "classify_error",
     "is_framework_model",
+    "retry_after",
 ]

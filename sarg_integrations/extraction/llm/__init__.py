@@ -13,6 +13,12 @@ Example:
 
 from __future__ import annotations
 
+from sarg_integrations.extraction.chunking import (
+    Chunk,
+    estimate_tokens,
+    sentence_spans,
+    split_into_chunks,
+)
 from sarg_integrations.extraction.llm.cache import (
     ExtractionCache,
     KeyValueStoreCache,
@@ -20,12 +26,6 @@ from sarg_integrations.extraction.llm.cache import (
     SQLiteCache,
     as_cache,
     cache_key,
-)
-from sarg_integrations.extraction.llm.chunking import (
-    Chunk,
-    estimate_tokens,
-    sentence_spans,
-    split_into_chunks,
 )
 from sarg_integrations.extraction.llm.extractor import (
     STATS_KEYS,

@@ -46,9 +46,9 @@ from typing import Any, TypeVar
 from sarg_integrations.config import check_deadline
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.extraction.base import ExtractionOutcome
+from sarg_integrations.extraction.chunking import Chunk, estimate_tokens, split_into_chunks
 from sarg_integrations.extraction.grounding import DocumentIndex, ground_items
 from sarg_integrations.extraction.llm.cache import ExtractionCache, as_cache, cache_key
-from sarg_integrations.extraction.llm.chunking import Chunk, estimate_tokens, split_into_chunks
 from sarg_integrations.extraction.llm.parsing import AnswerParseError, ParsedAnswer, parse_answer
 from sarg_integrations.extraction.llm.prompts import ExtractionPrompt, get_prompt
 from sarg_integrations.models.completion import (
@@ -57,6 +57,7 @@ from sarg_integrations.models.completion import (
     as_completion_model,
     model_identity,
 )
+from sarg_integrations.models.errors import classify_error, retry_after
 from sarg_integrations.models.sync import SyncRunner
 from sarg_integrations.schema import SourceDocument, Triple
 
@@ -75,93 +76,6 @@ STATS_KEYS = (
     "extraction_seconds",
 )
 """The accounting keys every outcome carries (the pipeline sums them per run)."""
-
-_RATE_LIMIT_NAMES = (
-    "ratelimit",
-    "toomanyrequests",
-    "resourceexhausted",
-    "throttl",
-    "quotaexceeded",
-)
-_TRANSIENT_NAMES = (
-    "timeout",
-    "connection",
-    "serviceunavailable",
-    "internalserver",
-    "overloaded",
-    "badgateway",
-    "gatewaytimeout",
-    "temporar",
-    "unavailable",
-    "serverdisconnected",
-    "remoteprotocol",
-    "readerror",
-    "apiconnection",
-)
-_TRANSIENT_STATUS = frozenset({408, 409, 425, 500, 502, 503, 504, 520, 522, 524, 529})
-
-
-def _status_of(exc: BaseException) -> int | None:
-    for candidate in (
-        getattr(exc, "status_code", None),
-        getattr(exc, "status", None),
-        getattr(getattr(exc, "response", None), "status_code", None),
-        getattr(exc, "code", None),
-    ):
-        if isinstance(candidate, int) and not isinstance(candidate, bool):
-            return candidate
-    return None
-
-
-def classify_error(exc: BaseException) -> str:
-    """``"rate_limit"``, ``"transient"`` (both retried) or ``"fatal"`` for a model error.
-
-    Looks at the HTTP status (``status_code`` / ``response.status_code``), the class
-    names in the exception's MRO (``RateLimitError``, ``APITimeoutError``,
-    ``ServiceUnavailable``…) and, for plain exceptions, the message.
-
-    Example:
-        >>> class RateLimitError(Exception): ...
-        >>> classify_error(RateLimitError("slow down")), classify_error(TimeoutError())
-        ('rate_limit', 'transient')
-        >>> classify_error(ValueError("bad api key"))
-        'fatal'
-    """
-    chain = [exc]
-    if exc.__cause__ is not None:
-        chain.append(exc.__cause__)
-    for err in chain:
-        status = _status_of(err)
-        names = " ".join(c.__name__.lower() for c in type(err).__mro__)
-        if status == 429 or any(n in names for n in _RATE_LIMIT_NAMES):
-            return "rate_limit"
-        if isinstance(err, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
-            return "transient"
-        if status in _TRANSIENT_STATUS or any(n in names for n in _TRANSIENT_NAMES):
-            return "transient"
-        message = str(err).lower()
-        if "rate limit" in message or "too many requests" in message or "429" in message:
-            return "rate_limit"
-        if "overloaded" in message or "temporarily unavailable" in message:
-            return "transient"
-    return "fatal"
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    value = getattr(exc, "retry_after", None)
-    if value is None:
-        headers = getattr(getattr(exc, "response", None), "headers", None)
-        if headers is not None:
-            try:
-                value = headers.get("retry-after")
-            except Exception:
-                value = None
-    try:
-        seconds = float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
-    return seconds if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None
-
 
 # --------------------------------------------------------------------------- records
 
@@ -718,7 +632,7 @@ class LLMTripleExtractor:
         cap = min(self.backoff_max, self.backoff_base * (2**attempt))
         with self._rng_lock:
             delay = cap / 2 + self._rng.uniform(0, cap / 2)
-        hint = _retry_after(error)
+        hint = retry_after(error)
         if hint is not None:
             delay = max(delay, min(hint, self.backoff_max))
         return delay

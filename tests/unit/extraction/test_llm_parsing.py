@@ -16,7 +16,7 @@ from sarg_integrations.extraction.grounding import (
     looks_like_instruction,
     relation_type_of,
 )
-from sarg_integrations.extraction.llm.chunking import sentence_spans, split_into_chunks
+from sarg_integrations.extraction.chunking import sentence_spans, split_into_chunks
 from sarg_integrations.extraction.llm.parsing import AnswerParseError, parse_answer, strip_reasoning
 from sarg_integrations.extraction.llm.prompts import (
     GENERIC_SPO_PROMPT,

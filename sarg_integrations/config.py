@@ -230,7 +230,8 @@ class SARGConfig:
         if self.schema is None:
             default_schema = "generic_spo" if self.strategy == "tasr" else "reasoning"
             object.__setattr__(self, "schema", default_schema)
-        for name, setting in settings().items():
+        described = settings()
+        for name, setting in described.items():
             value = getattr(self, name)
             if value is None and name in _OPTIONAL:
                 continue
@@ -239,7 +240,7 @@ class SARGConfig:
             elif setting.low is not None:
                 self._check_unit_float(name, low=setting.low)
         for name in ("schema", "evidence"):
-            self._check_choice(name, settings()[name].choices or ())
+            self._check_choice(name, described[name].choices or ())
         depth = self.tasr_taxonomy_depth
         if isinstance(depth, bool) or depth not in (1, 2, 3):
             msg = f"tasr_taxonomy_depth={depth!r} must be 1, 2 (the paper's) or 3"

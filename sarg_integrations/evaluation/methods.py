@@ -293,10 +293,10 @@ class MethodSuite:
         )
         extractors = dict(extractors or {})
         for schema in SCHEMAS:
-            if schema not in extractors:
-                from sarg_integrations.extraction.rules import RuleBasedExtractor
+            if schema not in extractors:  # the pipeline's default, one per schema
+                from sarg_integrations.extraction import default_extractor
 
-                extractors[schema] = RuleBasedExtractor(schema=schema)
+                extractors[schema] = default_extractor(self.config.replace(schema=schema))
         self.extractors = {k: CachingExtractor(v) for k, v in extractors.items()}
         if keyphrase_extractor is None:
             from sarg_integrations.matching import KeyBERTKeyphraseExtractor

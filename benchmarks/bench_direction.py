@@ -37,7 +37,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 
 from sarg_integrations import CueWordDirectionClassifier, DirectionClassifier
-from sarg_integrations.direction_model import (
+from sarg_integrations.direction import (
     LABELS,
     evaluate_direction_classifier,
     load_direction_dataset,

@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sarg_integrations.llm import LLMTripleExtractor, SQLiteCache
+from sarg_integrations.extraction.llm import LLMTripleExtractor, SQLiteCache
 from sarg_integrations.schema import SourceDocument
 
 DATA = Path(

@@ -49,7 +49,7 @@ import numpy as np
 
 from sarg_integrations import LLMTripleExtractor, SARGConfig, SARGPipeline
 from sarg_integrations.direction import CueWordDirectionClassifier
-from sarg_integrations.llm.cache import SQLiteCache
+from sarg_integrations.extraction.llm.cache import SQLiteCache
 from sarg_integrations.schema import SARGResult
 
 _DOCUMENT = re.compile(r"<document>\n(.*?)\n</document>\n\nAnswer with only", re.DOTALL)

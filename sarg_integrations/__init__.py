@@ -41,15 +41,15 @@ _EXPORTS = {
     "PromptTemplate": "sarg_integrations.prompting",
     "TripleExtractor": "sarg_integrations.extraction.base",
     "RuleBasedExtractor": "sarg_integrations.extraction.rules",
-    "LLMTripleExtractor": "sarg_integrations.llm.extractor",
+    "LLMTripleExtractor": "sarg_integrations.extraction.llm.extractor",
     "Embedder": "sarg_integrations.embedding",
     "SentenceTransformerEmbedder": "sarg_integrations.embedding",
     "DirectionPredictor": "sarg_integrations.direction",
     "BaseDirectionClassifier": "sarg_integrations.direction",
     "CueWordDirectionClassifier": "sarg_integrations.direction",
     "FixedDirection": "sarg_integrations.direction",
-    "DirectionClassifier": "sarg_integrations.direction_model",
-    "LLMDirectionTeacher": "sarg_integrations.direction_model",
+    "DirectionClassifier": "sarg_integrations.direction.classifier",
+    "LLMDirectionTeacher": "sarg_integrations.direction.teacher",
     "KeyphraseExtractor": "sarg_integrations.matching",
     "SARGError": "sarg_integrations.errors",
     "ConfigError": "sarg_integrations.errors",
@@ -71,7 +71,8 @@ if TYPE_CHECKING:
         DirectionPredictor,
         FixedDirection,
     )
-    from sarg_integrations.direction_model import DirectionClassifier, LLMDirectionTeacher
+    from sarg_integrations.direction.classifier import DirectionClassifier
+    from sarg_integrations.direction.teacher import LLMDirectionTeacher
     from sarg_integrations.embedding import Embedder, SentenceTransformerEmbedder
     from sarg_integrations.errors import (
         ConfigError,
@@ -83,9 +84,9 @@ if TYPE_CHECKING:
         SARGError,
     )
     from sarg_integrations.extraction.base import TripleExtractor
+    from sarg_integrations.extraction.llm.extractor import LLMTripleExtractor
     from sarg_integrations.extraction.rules import RuleBasedExtractor
     from sarg_integrations.io import load_documents
-    from sarg_integrations.llm.extractor import LLMTripleExtractor
     from sarg_integrations.matching import KeyphraseExtractor
     from sarg_integrations.pipeline import SARGPipeline
     from sarg_integrations.prompting import PromptTemplate

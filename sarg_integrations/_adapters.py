@@ -14,12 +14,13 @@ import this module (it needs pydantic, which both frameworks bring). It holds
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
-from sarg_integrations.config import SARGConfig
+from sarg_integrations.config import SARGConfig, settings
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.prompting import compile_flat_prompt
@@ -62,78 +63,42 @@ _COMPONENTS = (
 )
 
 
-class SARGSettings(BaseModel):
+def _config_fields() -> dict[str, Any]:
+    """One pydantic field per :class:`~sarg_integrations.SARGConfig` field.
+
+    Each is described by the field's :class:`~sarg_integrations.config.Setting`.
+    """
+    hints = typing.get_type_hints(SARGConfig)
+    fields: dict[str, Any] = {}
+    for name, setting in settings().items():
+        annotation = str | None if name == "direction" else hints[name]
+        default = getattr(_DEFAULTS, name)
+        fields[_FIELD_FOR_CONFIG[name]] = (
+            annotation,
+            Field(default=default if name != "direction" else None, description=setting.help),
+        )
+    return fields
+
+
+_ConfigSettings: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    "_ConfigSettings",
+    __config__=ConfigDict(arbitrary_types_allowed=True),
+    __module__=__name__,
+    **_config_fields(),
+)
+
+
+class SARGSettings(_ConfigSettings):  # type: ignore[misc, valid-type]
     """Keyword settings mirroring :class:`~sarg_integrations.SARGConfig`, plus collaborators.
 
-    Every adapter class inherits these fields. Values are validated once, when the
+    Every adapter class inherits these fields. The settings are derived from
+    ``SARGConfig``'s fields (``schema`` is named ``triple_schema``, as pydantic reserves
+    ``schema``; ``schema=`` is accepted too). Values are validated once, when the
     adapter is created, by building its :class:`~sarg_integrations.SARGPipeline`; a bad
     value raises :class:`~sarg_integrations.errors.ConfigError` naming the field.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    beam_width: int = Field(default=_DEFAULTS.beam_width, description="Beam width β (≥ 1).")
-    """Beam width β of the semantic beam search (paper default 3)."""
-    top_k: int = Field(default=_DEFAULTS.top_k, description="Chains kept for the prompt (≥ 1).")
-    """How many chains are kept (paper default 3)."""
-    similarity_threshold: float = Field(
-        default=_DEFAULTS.similarity_threshold, description="Entry-node threshold τ in [-1, 1]."
-    )
-    """τ: a node is an entry node when its best cosine with a query key phrase exceeds it."""
-    max_depth: int = Field(default=_DEFAULTS.max_depth, description="Most hops per chain (≥ 1).")
-    """Safety cap on hops per chain."""
-    max_entry_nodes: int | None = Field(
-        default=_DEFAULTS.max_entry_nodes, description="Most entry nodes; None keeps all above τ."
-    )
-    """At most this many entry nodes seed the beam search."""
-    max_keyphrases: int = Field(default=_DEFAULTS.max_keyphrases, description="Query key phrases.")
-    """How many key phrases are taken from the query."""
-    keyphrase_ngram_max: int = Field(
-        default=_DEFAULTS.keyphrase_ngram_max, description="Longest key phrase, in words."
-    )
-    """The longest key phrase, in words."""
-    merge_threshold: float = Field(
-        default=_DEFAULTS.merge_threshold, description="Entity-resolution cosine in [0, 1]."
-    )
-    """Cosine at or above which two node phrases are merged."""
-    triple_schema: str = Field(
-        default=_DEFAULTS.schema, description='"reasoning" or "generic_spo" (SARGConfig.schema).'
-    )
-    """The extraction schema of the default extractor (``schema=`` is accepted too)."""
-    direction: str | None = Field(
-        default=None, description="Force forward/backward/bidirectional traversal."
-    )
-    """Force a traversal direction instead of asking the direction classifier."""
-    evidence: str = Field(default=_DEFAULTS.evidence, description='"document" or "sentences".')
-    """Whole documents or only the cited sentences behind the chains."""
-    embedding_cache_size: int = Field(
-        default=_DEFAULTS.embedding_cache_size, description="LRU embedding cache size (≥ 0)."
-    )
-    """How many text embeddings the adapter's pipeline keeps between runs."""
-    show_progress: bool = Field(default=False, description="Progress bar during extraction.")
-    """Show a progress bar during extraction."""
-    evidence_fill: int | None = Field(
-        default=None, description="Documents added by bridge-guided relevance; None = none."
-    )
-    """Add this many documents to the chain evidence (see ``SARGConfig.evidence_fill``)."""
-    deadline_seconds: float | None = Field(
-        default=None, description="Per-query extraction deadline in seconds; None = none."
-    )
-    """Documents not extracted within this many seconds are skipped with the reason."""
-    strategy: str = Field(default=_DEFAULTS.strategy, description='"sarg" or "tasr" (TaSR-RAG).')
-    """The evidence-selection strategy: SARG's graph search or TaSR's step-wise matching."""
-    tasr_alpha: float = Field(
-        default=_DEFAULTS.tasr_alpha, description="TaSR semantic weight α in [0, 1]."
-    )
-    """TaSR: weight of the semantic score in the hybrid match (1 semantic-only, 0 structural)."""
-    tasr_threshold: float = Field(
-        default=_DEFAULTS.tasr_threshold, description="TaSR document threshold θ in [0, 1]."
-    )
-    """TaSR: a document is selected for a hop when its hybrid score reaches θ."""
-    tasr_taxonomy_depth: int = Field(
-        default=_DEFAULTS.tasr_taxonomy_depth, description="TaSR taxonomy levels (1, 2 or 3)."
-    )
-    """TaSR: taxonomy levels compared by structural matching (the paper's 2)."""
 
     extractor: Any = Field(default=None, exclude=True, description="Triple extractor.")
     """A :class:`~sarg_integrations.TripleExtractor`; default the offline spaCy extractor."""
@@ -227,10 +192,10 @@ def wrap_extractor(extractor: Any, settings: Mapping[str, Any]) -> Any:
     """
     if callable(getattr(extractor, "extract", None)):
         return extractor
-    from sarg_integrations.llm.models import is_framework_model
+    from sarg_integrations.models.completion import is_framework_model
 
     if is_framework_model(extractor):
-        from sarg_integrations.llm import LLMTripleExtractor
+        from sarg_integrations.extraction.llm import LLMTripleExtractor
 
         schema = settings.get("triple_schema") or (
             "generic_spo" if settings.get("strategy") == "tasr" else "reasoning"
@@ -338,7 +303,7 @@ def result_summary(result: SARGResult) -> dict[str, Any]:
         "fallback": result.used_fallback,
         "fallback_reason": result.fallback_reason,
         "direction": to_jsonable(result.direction),
-        "keyphrases": list(result.keyphrases),
+        "keyphrases": None if result.keyphrases is None else list(result.keyphrases),
         "entry_nodes": to_jsonable(result.entry_nodes),
         "chains": chain_records(result.chains),
         "evidence_document_ids": [p.document_id for p in result.evidence],
@@ -390,7 +355,7 @@ def evidence_metadata(result: SARGResult, passage: EvidencePassage, rank: int) -
         "hops": hops,
         "scores": scores,
         "score": max(scores) if scores else None,
-        "direction": result.direction.direction.value,
+        "direction": result.direction.direction.value if result.direction else None,
         "fallback": result.used_fallback,
         "fallback_reason": result.fallback_reason,
     }

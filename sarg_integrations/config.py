@@ -4,17 +4,62 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.schema import Direction
 
-__all__ = ["EVIDENCE_MODES", "SCHEMAS", "STRATEGIES", "SARGConfig", "check_deadline"]
+__all__ = [
+    "DIRECTIONS",
+    "EVIDENCE_MODES",
+    "SCHEMAS",
+    "STRATEGIES",
+    "SARGConfig",
+    "Setting",
+    "check_deadline",
+    "settings",
+]
 
 SCHEMAS = ("reasoning", "generic_spo")
 EVIDENCE_MODES = ("document", "sentences")
 STRATEGIES = ("sarg", "tasr")
+DIRECTIONS = tuple(d.value for d in Direction)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What one :class:`SARGConfig` field is, for everything built from the config.
+
+    The adapters' keyword settings and the ``sarg`` command-line options are derived
+    from these records (see :func:`settings`), so a new setting is one field here.
+
+    Attributes:
+        group: ``"core"`` (SARG's stages), ``"tasr"`` (the TaSR strategy) or
+            ``"runtime"`` (caches, progress, deadlines).
+        help: One line describing the setting (adapter field description, CLI help).
+        minimum: For integers: the least valid value.
+        low: For numbers in ``[low, 1]``: the lower bound (cosine similarities).
+        choices: The valid values of a choice.
+        option: The ``sarg run`` / ``sarg demo`` option, or ``None`` when not on the CLI.
+        metavar: The option's placeholder in ``--help``.
+    """
+
+    group: str
+    help: str
+    minimum: int | None = None
+    low: float | None = None
+    choices: tuple[Any, ...] | None = None
+    option: str | None = None
+    metavar: str | None = None
+
+
+_OPTIONAL = frozenset({"max_entry_nodes", "evidence_fill", "direction", "deadline_seconds"})
+"""The fields for which ``None`` is a valid value (it means "no limit" / "not set")."""
+
+
+def _setting(default: Any, group: str, help: str, **spec: Any) -> Any:
+    return field(default=default, metadata={"setting": Setting(group, help, **spec)})
 
 
 @dataclass(frozen=True)
@@ -74,56 +119,132 @@ class SARGConfig:
         tasr_taxonomy_depth: Taxonomy levels TaSR's structural matching compares: 2
             (the paper's choice), 1 (L1 only) or 3 (adds the head word).
 
+    The fields fall into three groups (``Setting.group``): SARG's stages (``core``),
+    the TaSR strategy (``tasr_*``) and the run's machinery (``runtime``). Each field's
+    :class:`Setting` (:func:`settings`) also describes it to the adapters and the CLI.
+
     Example:
         >>> SARGConfig(beam_width=5).top_k
         3
     """
 
-    beam_width: int = 3
-    top_k: int = 3
-    similarity_threshold: float = 0.5
-    max_depth: int = 8
-    max_entry_nodes: int | None = 10
-    max_keyphrases: int = 5
-    keyphrase_ngram_max: int = 3
-    merge_threshold: float = 0.88
-    schema: str = None  # type: ignore[assignment]  # resolved from the strategy
-    direction: Direction | None = None
-    evidence: str = "document"
-    embedding_cache_size: int = 20_000
-    show_progress: bool = False
-    evidence_fill: int | None = None
-    deadline_seconds: float | None = None
-    strategy: str = "sarg"
-    tasr_alpha: float = 0.5
-    tasr_threshold: float = 0.5
-    tasr_taxonomy_depth: int = 2
+    beam_width: int = _setting(
+        3, "core", "beam width of the search", minimum=1, option="--beam-width", metavar="N"
+    )
+    top_k: int = _setting(3, "core", "chains to keep", minimum=1, option="--top-k", metavar="N")
+    similarity_threshold: float = _setting(
+        0.5,
+        "core",
+        "entry-node similarity threshold tau in [-1, 1]",
+        low=-1.0,
+        option="--threshold",
+        metavar="TAU",
+    )
+    max_depth: int = _setting(
+        8, "core", "at most N hops per chain", minimum=1, option="--max-depth", metavar="N"
+    )
+    max_entry_nodes: int | None = _setting(
+        10, "core", "most entry nodes seeding the search; None keeps all above tau", minimum=1
+    )
+    max_keyphrases: int = _setting(5, "core", "key phrases taken from the query", minimum=1)
+    keyphrase_ngram_max: int = _setting(3, "core", "longest key phrase, in words", minimum=1)
+    merge_threshold: float = _setting(
+        0.88, "core", "entity-resolution cosine in [0, 1] at which nodes merge", low=0.0
+    )
+    schema: str = _setting(  # type: ignore[assignment]  # None: resolved from the strategy
+        None,
+        "core",
+        "triple schema of the default extractor (default reasoning; generic_spo for tasr)",
+        choices=SCHEMAS,
+        option="--schema",
+    )
+    direction: Direction | None = _setting(  # noqa: RUF009 (a dataclasses.field)
+        None,
+        "core",
+        "force the traversal direction instead of predicting it from the query",
+        choices=DIRECTIONS,
+        option="--direction",
+    )
+    evidence: str = _setting(
+        "document",
+        "core",
+        "put whole documents or only the cited sentences in the prompt",
+        choices=EVIDENCE_MODES,
+        option="--evidence",
+    )
+    embedding_cache_size: int = _setting(
+        20_000, "runtime", "text embeddings kept between runs (an LRU cache)", minimum=0
+    )
+    show_progress: bool = _setting(False, "runtime", "show a progress bar during extraction")
+    evidence_fill: int | None = _setting(
+        None,
+        "core",
+        "add N documents to the chain evidence by bridge-guided relevance (on fallback: "
+        "those N instead of every document); default: chain documents only",
+        minimum=1,
+        option="--evidence-fill",
+        metavar="N",
+    )
+    deadline_seconds: float | None = _setting(
+        None,
+        "runtime",
+        "stop extracting after SECONDS; documents not extracted by then are listed as "
+        "skipped and the run goes on with what it has (default: no deadline)",
+        option="--deadline",
+        metavar="SECONDS",
+    )
+    strategy: str = _setting(
+        "sarg",
+        "core",
+        "evidence selection: sarg (reasoning graph + beam search) or tasr (TaSR-RAG: "
+        "sub-queries, taxonomy typing, hybrid triple matching, binding table)",
+        choices=STRATEGIES,
+        option="--strategy",
+    )
+    tasr_alpha: float = _setting(
+        0.5,
+        "tasr",
+        "tasr: weight of the semantic score in the hybrid match, in [0, 1]",
+        low=0.0,
+        option="--tasr-alpha",
+        metavar="A",
+    )
+    tasr_threshold: float = _setting(
+        0.5,
+        "tasr",
+        "tasr: least hybrid score of a selected document, in [0, 1]",
+        low=0.0,
+        option="--tasr-threshold",
+        metavar="THETA",
+    )
+    tasr_taxonomy_depth: int = _setting(
+        2,
+        "tasr",
+        "tasr: taxonomy levels compared by structural matching (1, 2 or 3)",
+        choices=(1, 2, 3),
+        option="--tasr-depth",
+    )
 
     def __post_init__(self) -> None:
-        self._check_int("beam_width", 1)
-        self._check_int("top_k", 1)
-        self._check_int("max_depth", 1)
-        self._check_int("max_keyphrases", 1)
-        self._check_int("keyphrase_ngram_max", 1)
-        self._check_int("embedding_cache_size", 0)
-        if self.max_entry_nodes is not None:
-            self._check_int("max_entry_nodes", 1)
-        self._check_unit_float("similarity_threshold", low=-1.0)
-        self._check_unit_float("merge_threshold", low=0.0)
         self._check_choice("strategy", STRATEGIES)
         if self.schema is None:
             default_schema = "generic_spo" if self.strategy == "tasr" else "reasoning"
             object.__setattr__(self, "schema", default_schema)
-        self._check_choice("schema", SCHEMAS)
-        self._check_unit_float("tasr_alpha", low=0.0)
-        self._check_unit_float("tasr_threshold", low=0.0)
+        described = settings()
+        for name, setting in described.items():
+            value = getattr(self, name)
+            if value is None and name in _OPTIONAL:
+                continue
+            if setting.minimum is not None:
+                self._check_int(name, setting.minimum)
+            elif setting.low is not None:
+                self._check_unit_float(name, low=setting.low)
+        for name in ("schema", "evidence"):
+            self._check_choice(name, described[name].choices or ())
         depth = self.tasr_taxonomy_depth
         if isinstance(depth, bool) or depth not in (1, 2, 3):
             msg = f"tasr_taxonomy_depth={depth!r} must be 1, 2 (the paper's) or 3"
             raise ConfigError(msg, field="tasr_taxonomy_depth", value=depth)
-        self._check_choice("evidence", EVIDENCE_MODES)
-        if self.evidence_fill is not None:
-            self._check_int("evidence_fill", 1)
         if self.direction is not None:
             try:
                 object.__setattr__(self, "direction", Direction.parse(self.direction))
@@ -181,6 +302,16 @@ class SARGConfig:
         if value not in choices:
             msg = f"{name}={value!r} is not valid; use one of: {', '.join(choices)}"
             raise ConfigError(msg, field=name, value=value)
+
+
+def settings() -> dict[str, Setting]:
+    """Field name → :class:`Setting` of every :class:`SARGConfig` field, in field order.
+
+    Example:
+        >>> settings()["top_k"].minimum, settings()["tasr_alpha"].group
+        (1, 'tasr')
+    """
+    return {f.name: f.metadata["setting"] for f in dataclasses.fields(SARGConfig)}
 
 
 def check_deadline(name: str, value: Any) -> float:

@@ -1,4 +1,9 @@
-"""Bridge-guided evidence selection: which retrieved documents fill the prompt.
+"""Evidence: which retrieved documents (or sentences) go into the prompt, and the prompt.
+
+:func:`compile_evidence` is the pipeline's compile stage for every strategy: the
+passages behind the kept chains (:func:`chain_evidence`), plus ``config.evidence_fill``
+documents picked by bridge-guided relevance (:func:`fill_evidence`), or, on fallback,
+the flat context. The rest of this module is the bridge-guided selection itself.
 
 The paper's evidence ``D_P`` is the text behind the kept chains. On factoid multi-hop
 questions the second-hop document ("the director of *Big Stone Gap* is based in which
@@ -24,14 +29,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from sarg_integrations.schema import SourceDocument
+from sarg_integrations.schema import EvidencePassage, ReasoningChain, SourceDocument
+
+if TYPE_CHECKING:
+    from sarg_integrations.config import SARGConfig
+    from sarg_integrations.embedding import Embedder
+    from sarg_integrations.prompting import PromptTemplate
 
 __all__ = [
     "MAX_TOPIC_WORDS",
     "bridge_guided_selection",
     "bridge_links",
+    "chain_evidence",
+    "compile_evidence",
     "document_topic",
+    "fill_evidence",
 ]
 
 MAX_TOPIC_WORDS = 8
@@ -157,3 +171,139 @@ def bridge_guided_selection(
         remaining.remove(choice)
         reachable.update(links.get(choice, ()))
     return picked
+
+
+# --------------------------------------------------------------------------- compile
+
+
+def compile_evidence(
+    query: str,
+    documents: Sequence[SourceDocument],
+    chains: Sequence[ReasoningChain],
+    fallback_reason: str | None,
+    *,
+    config: SARGConfig,
+    embedder: Embedder,
+    template: PromptTemplate,
+    query_vector: Any = None,
+    stats: dict[str, Any] | None = None,
+) -> tuple[list[EvidencePassage], str]:
+    """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
+
+    Args:
+        query: The user's question.
+        documents: The retrieved documents.
+        chains: The kept chains (ignored on fallback).
+        fallback_reason: ``None`` to compile the chains; otherwise the prompt holds the
+            flat context (every non-empty document, or the filled ones).
+        config: ``evidence`` (whole documents or cited sentences) and ``evidence_fill``.
+        embedder: Embeds the query and the candidates of the fill.
+        template: The prompt texts.
+        query_vector: The query's embedding, shape (1, d), if already computed; only
+            the fill needs it.
+        stats: Receives ``evidence_filled`` and ``evidence_bridged`` when filling.
+    """
+    from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
+
+    fill = config.evidence_fill is not None
+    if fill and query_vector is None:
+        query_vector = embedder.embed([query])
+    stats = {} if stats is None else stats
+    if fallback_reason is None:
+        evidence = chain_evidence(documents, chains, sentences=config.evidence == "sentences")
+        if fill:
+            evidence += fill_evidence(
+                documents, evidence, config.evidence_fill or 0, embedder, query_vector, stats
+            )
+        return evidence, compile_prompt(query, chains, evidence, template)
+    if fill:
+        evidence = fill_evidence(
+            documents, [], config.evidence_fill or 0, embedder, query_vector, stats
+        )
+    else:
+        evidence = [
+            EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in documents if d.text.strip()
+        ]
+    return evidence, compile_flat_prompt(query, evidence, template)
+
+
+def chain_evidence(
+    documents: Sequence[SourceDocument],
+    chains: Sequence[ReasoningChain],
+    *,
+    sentences: bool = False,
+) -> list[EvidencePassage]:
+    """The documents the chains' hops cite, in first-cited order (the paper's ``D_P``).
+
+    Each passage lists the numbers of the chains citing it; with ``sentences`` its text
+    is only the cited sentences (the whole document when none was recorded).
+    """
+    by_id = {d.id: d for d in documents}
+    cited: dict[str, list[int]] = {}
+    cited_sentences: dict[str, list[str]] = {}
+    for number, chain in enumerate(chains, start=1):
+        for hop in chain.hops:
+            for doc_id, sentence in zip(hop.document_ids, hop.sentences):
+                numbers = cited.setdefault(doc_id, [])
+                if number not in numbers:
+                    numbers.append(number)
+                doc_sentences = cited_sentences.setdefault(doc_id, [])
+                if sentence and sentence not in doc_sentences:
+                    doc_sentences.append(sentence)
+    passages = []
+    for doc_id, numbers in cited.items():
+        doc = by_id.get(doc_id)
+        if doc is None:
+            continue
+        if sentences and cited_sentences.get(doc_id):
+            text = " ".join(cited_sentences[doc_id])
+        else:
+            text = doc.text
+        passages.append(EvidencePassage(doc_id, text, tuple(numbers), dict(doc.metadata)))
+    return passages
+
+
+def fill_evidence(
+    documents: Sequence[SourceDocument],
+    already: Sequence[EvidencePassage],
+    count: int,
+    embedder: Embedder,
+    query_vector: Any,
+    stats: dict[str, Any],
+) -> list[EvidencePassage]:
+    """``count`` more documents not in ``already``, by bridge-guided relevance.
+
+    Relevance is the cosine of each candidate with ``query_vector``; the picks follow
+    :func:`bridge_guided_selection`. Each passage says whether it was reached over a
+    bridge (``selected_by="bridge"``) or by relevance alone. Adds ``evidence_filled``
+    and ``evidence_bridged`` to ``stats``.
+    """
+    from sarg_integrations.embedding import cosine_matrix
+
+    taken = {p.document_id for p in already}
+    candidates = [d for d in documents if d.text.strip() and d.id not in taken]
+    if not candidates:
+        return []
+    vectors = embedder.embed([d.text for d in candidates])
+    relevance = dict(
+        zip((d.id for d in candidates), cosine_matrix(vectors, query_vector)[:, 0].tolist())
+    )
+    links = bridge_links(candidates)
+    picked = bridge_guided_selection([d.id for d in candidates], relevance, links, count)
+    by_id = {d.id: d for d in candidates}
+    passages = []
+    for i, doc_id in enumerate(picked):
+        bridged = any(doc_id in links[earlier] for earlier in picked[:i])
+        doc = by_id[doc_id]
+        passages.append(
+            EvidencePassage(
+                doc_id,
+                doc.text,
+                (),
+                dict(doc.metadata),
+                selected_by="bridge" if bridged else "relevance",
+            )
+        )
+    stats["evidence_filled"] = len(passages)
+    stats["evidence_bridged"] = sum(p.selected_by == "bridge" for p in passages)
+    return passages

@@ -1,105 +1,41 @@
-"""The SARG pipeline: extract → build → match → direction → traverse → compile.
+"""The SARG pipeline: validate → extract → structure (a strategy) → compile.
 
-:class:`SARGPipeline` wires the stages together with injected collaborators and
-returns one :class:`~sarg_integrations.schema.SARGResult` holding every intermediate
-product, the compiled prompt and per-stage timings. When no triples, no entry node or
-no chain is found, the prompt falls back to the flat retrieved context and the result
-says why (with ``config.evidence_fill`` the fallback context is the documents that
-bridge-guided relevance picks; see :mod:`sarg_integrations.evidence`).
+:class:`SARGPipeline` is orchestration only. It validates the input, runs the
+extractor through an :class:`~sarg_integrations.extraction.runner.ExtractionRunner`,
+hands the triples to its :class:`~sarg_integrations.strategies.Strategy` (SARG's
+build → match → direction → traverse, or TaSR), compiles the evidence and the prompt
+(:func:`~sarg_integrations.evidence.compile_evidence`) and returns one
+:class:`~sarg_integrations.schema.SARGResult` holding every intermediate product, the
+compiled prompt and per-stage timings. When no triples, no entry node or no chain is
+found, the prompt falls back to the flat retrieved context and the result says why
+(with ``config.evidence_fill`` the fallback context is the documents that bridge-guided
+relevance picks; see :mod:`sarg_integrations.evidence`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
-import inspect
-import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Iterable
+from typing import Any
 
 from sarg_integrations.config import SARGConfig, check_deadline
 from sarg_integrations.direction import DirectionPredictor
-from sarg_integrations.direction_model import default_direction_classifier
+from sarg_integrations.direction.classifier import default_direction_classifier
 from sarg_integrations.documents import DocumentLike, coerce_documents, validate_query
-from sarg_integrations.embedding import (
-    CachedEmbedder,
-    Embedder,
-    SentenceTransformerEmbedder,
-    cosine_matrix,
-)
+from sarg_integrations.embedding import CachedEmbedder, Embedder, SentenceTransformerEmbedder
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.extraction.base import ExtractionOutcome, TripleExtractor
-from sarg_integrations.graph import build_reasoning_graph
-from sarg_integrations.matching import (
-    KeyBERTKeyphraseExtractor,
-    KeyphraseExtractor,
-    match_entry_nodes,
-)
-from sarg_integrations.prompting import PromptTemplate, compile_flat_prompt, compile_prompt
-from sarg_integrations.schema import (
-    DirectionPrediction,
-    EvidencePassage,
-    ReasoningChain,
-    SARGResult,
-    SkippedDocument,
-    SourceDocument,
-    Triple,
-)
-from sarg_integrations.traversal import (
-    BeamSearchStats,
-    beam_search_chains,
-    chain_from_nodes,
-    select_chains,
-)
+from sarg_integrations.evidence import compile_evidence
+from sarg_integrations.extraction import default_extractor
+from sarg_integrations.extraction.base import TripleExtractor
+from sarg_integrations.extraction.runner import ExtractionRunner, collect
+from sarg_integrations.matching import KeyBERTKeyphraseExtractor, KeyphraseExtractor
+from sarg_integrations.prompting import PromptTemplate
+from sarg_integrations.schema import SARGResult, SkippedDocument, SourceDocument, Triple
+from sarg_integrations.strategies.base import RunContext, StageObserver, Strategy, Structure
+from sarg_integrations.strategies.sarg import SARGStrategy
 
 __all__ = ["SARGPipeline", "StageObserver"]
-
-NO_TRIPLES = "no reasoning-schema triples were extracted from the documents"
-NO_ENTRY_NODES = "no graph node is similar enough to the query (similarity_threshold={tau})"
-NO_CHAINS = "no entry node has a neighbour in the {direction} direction, so no chain was found"
-PAST_DEADLINE = "deadline of {seconds:g} s passed before extraction finished"
-_DEADLINE_BATCH = 8  # documents per extract_many call when a deadline is set
-_DEADLINE_GRACE = 0.25  # seconds an extractor that takes deadline= gets to wind down
-
-
-@runtime_checkable
-class StageObserver(Protocol):
-    """Watches the pipeline's stages (for tracing: LangChain child runs, LlamaIndex spans).
-
-    ``stage(name)`` returns a context manager entered around each stage (``extract``,
-    ``build``, ``match``, ``direction``, ``traverse``, ``compile``). It yields a dict
-    that the pipeline fills with the stage's counters before the block exits; an
-    exception inside the stage propagates through the context manager.
-    """
-
-    def stage(self, name: str) -> AbstractContextManager[dict[str, Any]]:
-        """Return the context manager for stage ``name``."""
-        ...
-
-
-class _Stages:
-    """Times each stage into ``stats`` and forwards it to the observer, if any."""
-
-    def __init__(self, stats: dict[str, Any], observer: StageObserver | None) -> None:
-        self.stats = stats
-        self.observer = observer
-
-    @contextlib.contextmanager
-    def __call__(self, name: str) -> Iterator[dict[str, Any]]:
-        with contextlib.ExitStack() as stack:
-            summary: dict[str, Any] = (
-                stack.enter_context(self.observer.stage(name)) if self.observer else {}
-            )
-            start = time.perf_counter()
-            try:
-                yield summary
-            finally:
-                elapsed = (time.perf_counter() - start) * 1000.0
-                key = f"time_{name}_ms"
-                self.stats[key] = round(self.stats.get(key, 0.0) + elapsed, 3)
 
 
 def _require(obj: Any, method: str, argument: str, hint: str) -> None:
@@ -211,11 +147,7 @@ class SARGPipeline:
         if prompt_template is not None and not isinstance(prompt_template, PromptTemplate):
             msg = f"prompt_template must be a PromptTemplate, got {type(prompt_template).__name__}"
             raise ConfigError(msg, field="prompt_template", value=prompt_template)
-        if extractor is None:
-            from sarg_integrations.extraction.rules import RuleBasedExtractor
-
-            extractor = RuleBasedExtractor(schema=self.config.schema)
-        self.extractor = extractor
+        self.extractor = extractor if extractor is not None else default_extractor(self.config)
         self.embedder = CachedEmbedder(
             embedder or SentenceTransformerEmbedder(), max_size=self.config.embedding_cache_size
         )
@@ -231,8 +163,22 @@ class SARGPipeline:
             from sarg_integrations.tasr.strategy import build_tasr_strategy
 
             self.tasr_strategy = build_tasr_strategy(
-                self, query_decomposer=query_decomposer, entity_typer=entity_typer, llm=llm
+                self.config,
+                self.embedder,
+                query_decomposer=query_decomposer,
+                entity_typer=entity_typer,
+                llm=llm,
             )
+        self.strategy: Strategy = (
+            self.tasr_strategy
+            if self.config.strategy == "tasr"
+            else SARGStrategy(
+                self.config,
+                embedder=self.embedder,
+                keyphrase_extractor=self.keyphrase_extractor,
+                direction_classifier=self.direction_classifier,
+            )
+        )
 
     # ------------------------------------------------------------------ public API
 
@@ -262,16 +208,11 @@ class SARGPipeline:
             InputError: Empty query, no documents, a malformed document or duplicate ids.
             ConfigError: ``deadline`` is not a number of seconds > 0.
         """
-        limit = self._deadline(deadline)
-        query, docs, stats, stages, start = self._begin(query, documents, observer)
-        with stages("extract") as summary:
-            if limit is None:
-                outcomes = self._extract(docs)
-            else:
-                stats["deadline_seconds"] = limit
-                outcomes = self._extract_until(docs, limit)
-            triples, skipped = self._collect(docs, outcomes, stats, summary)
-        return self._structure(query, docs, triples, skipped, stats, stages, start)
+        query, docs, limit, ctx = self._begin(query, documents, deadline, observer)
+        with ctx.stage("extract") as summary:
+            outcomes = self._runner().run(docs, limit)
+            triples, skipped = self._collect(docs, outcomes, ctx, summary)
+        return self._structure(query, docs, triples, skipped, ctx)
 
     async def arun(
         self,
@@ -288,18 +229,11 @@ class SARGPipeline:
         stages run in a worker thread so the event loop stays responsive. ``deadline``
         works as in :meth:`run`; pending async extractions are cancelled when it passes.
         """
-        limit = self._deadline(deadline)
-        query, docs, stats, stages, start = self._begin(query, documents, observer)
-        with stages("extract") as summary:
-            if limit is None:
-                outcomes = await self._aextract(docs)
-            else:
-                stats["deadline_seconds"] = limit
-                outcomes = await self._aextract_until(docs, limit)
-            triples, skipped = self._collect(docs, outcomes, stats, summary)
-        return await asyncio.to_thread(
-            self._structure, query, docs, triples, skipped, stats, stages, start
-        )
+        query, docs, limit, ctx = self._begin(query, documents, deadline, observer)
+        with ctx.stage("extract") as summary:
+            outcomes = await self._runner().arun(docs, limit)
+            triples, skipped = self._collect(docs, outcomes, ctx, summary)
+        return await asyncio.to_thread(self._structure, query, docs, triples, skipped, ctx)
 
     def warm_up(self) -> None:
         """Load the models now (the encoder, and the extractor's if it has ``warm_up``).
@@ -313,318 +247,86 @@ class SARGPipeline:
 
     # ------------------------------------------------------------------ stages
 
-    @staticmethod
     def _begin(
-        query: str, documents: Iterable[DocumentLike], observer: StageObserver | None
-    ) -> tuple[str, list[SourceDocument], dict[str, Any], _Stages, float]:
+        self,
+        query: str,
+        documents: Iterable[DocumentLike],
+        deadline: float | None,
+        observer: StageObserver | None,
+    ) -> tuple[str, list[SourceDocument], float | None, RunContext]:
         """Validate the input and start the run's clock and stage bookkeeping."""
+        limit = self.config.deadline_seconds if deadline is None else None
+        if deadline is not None:
+            limit = check_deadline("deadline", deadline)
         query = validate_query(query)
         docs = coerce_documents(documents)
-        stats: dict[str, Any] = {}
-        return query, docs, stats, _Stages(stats, observer), time.perf_counter()
+        ctx = RunContext(observer)
+        if limit is not None:
+            ctx.stats["deadline_seconds"] = limit
+        return query, docs, limit, ctx
 
-    def _extract(self, docs: Sequence[SourceDocument]) -> list[Any]:
-        """One outcome per document: triples, an ExtractionOutcome or an exception."""
-        usable = [d for d in docs if d.text.strip()]
-        outcomes: list[Any] = []
-        extract_many = getattr(self.extractor, "extract_many", None)
-        if callable(extract_many) and not self.config.show_progress and usable:
-            try:
-                outcomes = list(extract_many(usable))
-            except Exception:
-                outcomes = []
-            if len(outcomes) != len(usable):
-                outcomes = []
-        if not outcomes:
-            outcomes = [self._extract_one(doc) for doc in self._progress(usable)]
-        return _align(docs, usable, outcomes)
+    def _runner(self) -> ExtractionRunner:
+        return ExtractionRunner(self.extractor, show_progress=self.config.show_progress)
 
-    def _deadline(self, deadline: float | None) -> float | None:
-        if deadline is None:
-            return self.config.deadline_seconds
-        return check_deadline("deadline", deadline)
-
-    def _extract_until(self, docs: Sequence[SourceDocument], seconds: float) -> list[Any]:
-        """:meth:`_extract` in a daemon worker thread that the caller waits on for ``seconds``.
-
-        An extractor whose ``extract_many`` takes ``deadline=`` gets the whole batch (it
-        stops itself); any other is fed small batches so that documents finished
-        before the deadline are kept. Documents without an outcome when the time is up
-        are reported as past the deadline; a worker that is still busy is abandoned
-        (Python cannot stop a thread; it ends when the extractor returns).
-        """
-        usable = [d for d in docs if d.text.strip()]
-        done: dict[int, Any] = {}
-        lock = threading.Lock()
-        finished, abandoned = threading.Event(), threading.Event()
-        many = getattr(self.extractor, "extract_many", None)
-        stops_itself = callable(many) and _takes_deadline(many)
-
-        def record(first: int, outcomes: Sequence[Any]) -> None:
-            with lock:
-                done.update(enumerate(outcomes, start=first))
-
-        def work() -> None:
-            try:
-                if stops_itself:
-                    try:
-                        outcomes: list[Any] = list(many(usable, deadline=seconds))
-                    except Exception as exc:
-                        outcomes = [exc] * len(usable)
-                    if len(outcomes) != len(usable):
-                        msg = f"extract_many returned {len(outcomes)} outcomes for {len(usable)}"
-                        outcomes = [ExtractionOutcome(error=msg)] * len(usable)
-                    record(0, outcomes)
-                    return
-                step = _DEADLINE_BATCH if callable(many) else 1
-                for first in range(0, len(usable), step):
-                    if abandoned.is_set():
-                        return
-                    batch = usable[first : first + step]
-                    record(first, self._extract(batch))
-            except BaseException as exc:  # keep the worker quiet; the caller reports it
-                with lock:
-                    for i in range(len(usable)):
-                        done.setdefault(i, ExtractionOutcome(error=_describe(exc)))
-            finally:
-                finished.set()
-
-        if usable:
-            worker = threading.Thread(target=work, name="sarg-extract", daemon=True)
-            worker.start()
-            finished.wait(seconds + (_DEADLINE_GRACE if stops_itself else 0.0))
-            abandoned.set()
-        late = _past_deadline(seconds)
-        with lock:
-            outcomes = [done.get(i, late) for i in range(len(usable))]
-        return _align(docs, usable, outcomes)
-
-    async def _aextract_until(self, docs: Sequence[SourceDocument], seconds: float) -> list[Any]:
-        """:meth:`_aextract` under a deadline: late async extractions are cancelled."""
-        usable = [d for d in docs if d.text.strip()]
-        many = getattr(self.extractor, "aextract_many", None)
-        one = getattr(self.extractor, "aextract", None)
-        late = _past_deadline(seconds)
-        outcomes: list[Any]
-        if not usable:
-            return _align(docs, usable, [])
-        if inspect.iscoroutinefunction(many) and _takes_deadline(many):
-            outcomes = await _within(many(usable, deadline=seconds), seconds + _DEADLINE_GRACE)
-        elif inspect.iscoroutinefunction(one):
-            tasks = [asyncio.ensure_future(one(d)) for d in usable]
-            _, pending = await asyncio.wait(tasks, timeout=seconds)
-            for task in pending:
-                task.cancel()
-            outcomes = [
-                late if task in pending or task.cancelled() else (task.exception() or task.result())
-                for task in tasks
-            ]
-            return _align(docs, usable, outcomes)
-        elif inspect.iscoroutinefunction(many):
-            outcomes = await _within(many(usable), seconds)
-        else:
-            return await asyncio.to_thread(self._extract_until, docs, seconds)
-        if outcomes is None:
-            outcomes = [late] * len(usable)
-        elif isinstance(outcomes, Exception):
-            outcomes = [outcomes] * len(usable)
-        elif len(outcomes) != len(usable):
-            msg = f"aextract_many returned {len(outcomes)} outcomes for {len(usable)} documents"
-            outcomes = [ExtractionOutcome(error=msg)] * len(usable)
-        return _align(docs, usable, outcomes)
-
-    def _extract_one(self, doc: SourceDocument) -> Any:
-        try:
-            return list(self.extractor.extract(doc))
-        except Exception as exc:
-            return exc
-
-    async def _aextract(self, docs: Sequence[SourceDocument]) -> list[Any]:
-        usable = [d for d in docs if d.text.strip()]
-        many = getattr(self.extractor, "aextract_many", None)
-        one = getattr(self.extractor, "aextract", None)
-        if usable and many is not None and inspect.iscoroutinefunction(many):
-            try:
-                outcomes = list(await many(usable))
-            except Exception as exc:
-                outcomes = [exc] * len(usable)
-        elif usable and one is not None and inspect.iscoroutinefunction(one):
-            outcomes = list(await asyncio.gather(*(one(d) for d in usable), return_exceptions=True))
-        else:
-            return await asyncio.to_thread(self._extract, docs)
-        if len(outcomes) != len(usable):
-            msg = f"aextract_many returned {len(outcomes)} outcomes for {len(usable)} documents"
-            outcomes = [ExtractionOutcome(error=msg)] * len(usable)
-        return _align(docs, usable, outcomes)
-
+    @staticmethod
     def _collect(
-        self,
-        docs: Sequence[SourceDocument],
-        outcomes: Sequence[Any],
-        stats: dict[str, Any],
-        summary: dict[str, Any],
+        docs: list[SourceDocument], outcomes: list[Any], ctx: RunContext, summary: dict[str, Any]
     ) -> tuple[list[Triple], list[SkippedDocument]]:
-        triples: list[Triple] = []
-        skipped: list[SkippedDocument] = []
-        for doc, outcome in zip(docs, outcomes):
-            if outcome is None:
-                skipped.append(SkippedDocument(doc.id, "empty or whitespace-only text"))
-                continue
-            if isinstance(outcome, BaseException):
-                if not isinstance(outcome, Exception):
-                    raise outcome  # KeyboardInterrupt, SystemExit, CancelledError
-                outcome = ExtractionOutcome(
-                    error=f"extractor error: {type(outcome).__name__}: {outcome}"
-                )
-            elif not isinstance(outcome, ExtractionOutcome):
-                outcome = ExtractionOutcome(triples=list(outcome))
-            for key, value in outcome.stats.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    stats[key] = stats.get(key, 0) + value
-            kept = [
-                t if t.document_id == doc.id else dataclasses.replace(t, document_id=doc.id)
-                for t in outcome.triples
-                if isinstance(t, Triple) and t.cause.strip() and t.effect.strip()
-            ]
-            if outcome.error:
-                skipped.append(SkippedDocument(doc.id, outcome.error))
-            elif not kept:
-                skipped.append(SkippedDocument(doc.id, "no reasoning-schema triples found"))
-            triples.extend(kept)
+        triples, skipped = collect(docs, outcomes, ctx.stats)
         summary.update(documents=len(docs), documents_skipped=len(skipped), triples=len(triples))
         return triples, skipped
-
-    def _progress(self, items: Sequence[SourceDocument]) -> Iterable[SourceDocument]:
-        if not self.config.show_progress:
-            return items
-        from tqdm.auto import tqdm
-
-        return tqdm(items, desc="extracting", unit="doc")
 
     def _structure(
         self,
         query: str,
-        docs: Sequence[SourceDocument],
+        docs: list[SourceDocument],
         triples: list[Triple],
         skipped: list[SkippedDocument],
-        stats: dict[str, Any],
-        stages: _Stages,
-        start: float,
+        ctx: RunContext,
     ) -> SARGResult:
-        if self.config.strategy == "tasr":
-            return self.tasr_strategy.run(query, docs, triples, skipped, stats, stages, start)
-        cfg = self.config
-        encode_before = self.embedder.encode_seconds
-        misses_before, hits_before = self.embedder.misses, self.embedder.hits
-        with stages("load_models"):
-            self.embedder.warm_up()
+        """Run the strategy, compile the prompt, and assemble the result."""
+        embedder = self.embedder
+        encode_before, misses_before, hits_before = (
+            embedder.encode_seconds,
+            embedder.misses,
+            embedder.hits,
+        )
+        with ctx.stage("load_models"):
+            embedder.warm_up()
         structuring_start = time.perf_counter()
-
-        with stages("build") as summary:
-            graph = build_reasoning_graph(
-                triples, embedder=self.embedder, merge_threshold=cfg.merge_threshold
+        found: Structure = self.strategy.structure(query, docs, triples, ctx)
+        with ctx.stage("compile") as summary:
+            evidence, prompt = compile_evidence(
+                query,
+                docs,
+                found.chains,
+                found.fallback_reason,
+                config=self.config,
+                embedder=embedder,
+                template=self.prompt_template,
+                query_vector=found.query_vector,
+                stats=ctx.stats,
             )
             summary.update(
-                nodes=graph.number_of_nodes, edges=graph.number_of_edges, merges=len(graph.merges)
-            )
-        g = graph.graph
-        nodes = sorted(g.nodes)
-
-        with stages("match") as summary:
-            keyphrases = self.keyphrase_extractor.extract(query) if nodes else []
-            texts = [query, *keyphrases, *nodes]
-            vectors = self.embedder.embed(texts)
-            query_vec = vectors[:1]
-            phrase_vecs = vectors[1 : 1 + len(keyphrases)]
-            node_vecs = vectors[1 + len(keyphrases) :]
-            entries = match_entry_nodes(
-                nodes,
-                node_vecs,
-                keyphrases,
-                phrase_vecs,
-                threshold=cfg.similarity_threshold,
-                max_nodes=cfg.max_entry_nodes,
-            )
-            summary.update(
-                keyphrases=list(keyphrases),
-                entry_nodes=[(e.node, round(e.similarity, 4)) for e in entries],
-            )
-
-        with stages("direction") as summary:
-            direction = self._direction(query, query_vec[0] if len(query_vec) else None)
-            summary.update(
-                direction=direction.direction.value,
-                confidence=direction.confidence,
-                method=direction.method,
-            )
-
-        with stages("traverse") as summary:
-            query_sim = (
-                dict(zip(nodes, cosine_matrix(node_vecs, query_vec)[:, 0].tolist()))
-                if nodes
-                else {}
-            )
-            search_stats = BeamSearchStats()
-            found = list(
-                beam_search_chains(
-                    g,
-                    [e.node for e in entries],
-                    query_sim,
-                    direction.direction,
-                    width=cfg.beam_width,
-                    max_depth=cfg.max_depth,
-                    stats=search_stats,
-                )
-            )
-            candidates = [
-                chain_from_nodes(g, chain_nodes, score, direction.direction)
-                for chain_nodes, score in found
-            ]
-            kept, candidates = select_chains(candidates, cfg.top_k)
-            summary.update(
-                chains_considered=len(candidates),
-                chains_kept=len(kept),
-                beam_expansions=search_stats.expansions,
-            )
-
-        with stages("compile") as summary:
-            fallback = None
-            if not triples:
-                fallback = NO_TRIPLES
-            elif not entries:
-                fallback = NO_ENTRY_NODES.format(tau=cfg.similarity_threshold)
-            elif not kept:
-                fallback = NO_CHAINS.format(direction=direction.direction.value)
-            evidence, prompt = self._compile(query, docs, kept, fallback, query_vec, stats)
-            summary.update(
-                fallback_reason=fallback,
+                fallback_reason=found.fallback_reason,
                 evidence_documents=[p.document_id for p in evidence],
                 prompt_chars=len(prompt),
             )
-
         end = time.perf_counter()
-        encoder_ms = (self.embedder.encode_seconds - encode_before) * 1000.0
-        stats.update(
+        graph = found.graph
+        ctx.stats.update(
             {
                 "documents": len(docs),
                 "documents_skipped": len(skipped),
                 "triples": len(triples),
                 "nodes": graph.number_of_nodes,
                 "edges": graph.number_of_edges,
-                "merges": len(graph.merges),
-                "self_loops_dropped": graph.self_loops_dropped,
-                "keyphrases": len(keyphrases),
-                "entry_nodes": len(entries),
-                "chains_considered": len(candidates),
-                "chains_kept": len(kept),
-                "beam_expansions": search_stats.expansions,
-                "beam_pruned": search_stats.pruned,
-                "chains_capped": search_stats.capped,
-                "embeddings_computed": self.embedder.misses - misses_before,
-                "embeddings_reused": self.embedder.hits - hits_before,
-                "time_encoder_ms": round(encoder_ms, 3),
+                **found.counters,
+                "embeddings_computed": embedder.misses - misses_before,
+                "embeddings_reused": embedder.hits - hits_before,
+                "time_encoder_ms": round((embedder.encode_seconds - encode_before) * 1000.0, 3),
                 "time_structuring_ms": round((end - structuring_start) * 1000.0, 3),
-                "time_total_ms": round((end - start) * 1000.0, 3),
+                "time_total_ms": round((end - ctx.start) * 1000.0, 3),
             }
         )
         return SARGResult(
@@ -632,163 +334,17 @@ class SARGPipeline:
             document_ids=[d.id for d in docs],
             triples=triples,
             graph=graph,
-            keyphrases=list(keyphrases),
-            entry_nodes=entries,
-            direction=direction,
-            candidate_chains=candidates,
-            chains=kept,
+            keyphrases=found.keyphrases,
+            entry_nodes=found.entry_nodes,
+            direction=found.direction,
+            candidate_chains=found.candidate_chains,
+            chains=found.chains,
             evidence=evidence,
             prompt=prompt,
-            fallback_reason=fallback,
+            fallback_reason=found.fallback_reason,
             skipped_documents=skipped,
-            stats=stats,
-            config=cfg.to_dict(),
+            stats=ctx.stats,
+            config=self.config.to_dict(),
+            strategy=self.strategy.name,
+            trace=found.trace,
         )
-
-    def _direction(self, query: str, query_embedding: Any) -> DirectionPrediction:
-        if self.config.direction is not None:
-            from sarg_integrations.direction import FixedDirection
-
-            return FixedDirection(self.config.direction).predict_direction(query)
-        prediction = self.direction_classifier.predict_direction(query, query_embedding)
-        if not isinstance(prediction, DirectionPrediction):
-            msg = (
-                f"direction_classifier.predict_direction returned {type(prediction).__name__}; "
-                "it must return a DirectionPrediction"
-            )
-            raise ConfigError(msg, field="direction_classifier", value=self.direction_classifier)
-        return prediction
-
-    def _compile(
-        self,
-        query: str,
-        docs: Sequence[SourceDocument],
-        chains: Sequence[ReasoningChain],
-        fallback: str | None,
-        query_vec: Any,
-        stats: dict[str, Any],
-    ) -> tuple[list[EvidencePassage], str]:
-        """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
-
-        Shared by both strategies. ``query_vec`` (the query's embedding, shape (1, d)) is
-        only needed with ``config.evidence_fill``; ``None`` embeds the query then.
-        """
-        fill = self.config.evidence_fill is not None
-        if fill and query_vec is None:
-            query_vec = self.embedder.embed([query])
-        if fallback is None:
-            evidence = self._evidence(docs, chains)
-            if fill:
-                evidence += self._fill_evidence(query_vec, docs, evidence, stats)
-            return evidence, compile_prompt(query, chains, evidence, self.prompt_template)
-        if fill:
-            evidence = self._fill_evidence(query_vec, docs, [], stats)
-        else:
-            evidence = [
-                EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in docs if d.text.strip()
-            ]
-        return evidence, compile_flat_prompt(query, evidence, self.prompt_template)
-
-    def _evidence(
-        self, docs: Sequence[SourceDocument], chains: Sequence[ReasoningChain]
-    ) -> list[EvidencePassage]:
-        by_id = {d.id: d for d in docs}
-        cited: dict[str, list[int]] = {}
-        sentences: dict[str, list[str]] = {}
-        for number, chain in enumerate(chains, start=1):
-            for hop in chain.hops:
-                for doc_id, sentence in zip(hop.document_ids, hop.sentences):
-                    numbers = cited.setdefault(doc_id, [])
-                    if number not in numbers:
-                        numbers.append(number)
-                    doc_sentences = sentences.setdefault(doc_id, [])
-                    if sentence and sentence not in doc_sentences:
-                        doc_sentences.append(sentence)
-        passages = []
-        for doc_id, numbers in cited.items():
-            doc = by_id.get(doc_id)
-            if doc is None:
-                continue
-            if self.config.evidence == "sentences" and sentences.get(doc_id):
-                text = " ".join(sentences[doc_id])
-            else:
-                text = doc.text
-            passages.append(EvidencePassage(doc_id, text, tuple(numbers), dict(doc.metadata)))
-        return passages
-
-    def _fill_evidence(
-        self,
-        query_vec: Any,
-        docs: Sequence[SourceDocument],
-        already: Sequence[EvidencePassage],
-        stats: dict[str, Any],
-    ) -> list[EvidencePassage]:
-        """``config.evidence_fill`` more documents, by bridge-guided relevance."""
-        from sarg_integrations.evidence import bridge_guided_selection, bridge_links
-
-        taken = {p.document_id for p in already}
-        candidates = [d for d in docs if d.text.strip() and d.id not in taken]
-        if not candidates:
-            return []
-        vectors = self.embedder.embed([d.text for d in candidates])
-        relevance = dict(
-            zip((d.id for d in candidates), cosine_matrix(vectors, query_vec)[:, 0].tolist())
-        )
-        links = bridge_links(candidates)
-        picked = bridge_guided_selection(
-            [d.id for d in candidates], relevance, links, self.config.evidence_fill or 0
-        )
-        by_id = {d.id: d for d in candidates}
-        passages = []
-        for i, doc_id in enumerate(picked):
-            bridged = any(doc_id in links[earlier] for earlier in picked[:i])
-            doc = by_id[doc_id]
-            passages.append(
-                EvidencePassage(
-                    doc_id,
-                    doc.text,
-                    (),
-                    dict(doc.metadata),
-                    selected_by="bridge" if bridged else "relevance",
-                )
-            )
-        stats["evidence_filled"] = len(passages)
-        stats["evidence_bridged"] = sum(p.selected_by == "bridge" for p in passages)
-        return passages
-
-
-def _takes_deadline(method: Any) -> bool:
-    """Whether an extractor method accepts ``deadline=`` (it then stops itself in time)."""
-    try:
-        return "deadline" in inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-async def _within(call: Any, seconds: float) -> Any:
-    """Await ``call`` for at most ``seconds``: its result, the exception it raised, or None."""
-    try:
-        return list(await asyncio.wait_for(call, seconds))
-    except asyncio.TimeoutError:
-        return None
-    except Exception as exc:
-        return exc
-
-
-def _past_deadline(seconds: float) -> ExtractionOutcome:
-    """The outcome of a document that was not extracted within ``seconds``."""
-    return ExtractionOutcome(
-        error=PAST_DEADLINE.format(seconds=seconds), stats={"documents_past_deadline": 1}
-    )
-
-
-def _describe(exc: BaseException) -> str:
-    return f"extractor error: {type(exc).__name__}: {exc}"
-
-
-def _align(
-    docs: Sequence[SourceDocument], usable: Sequence[SourceDocument], outcomes: Sequence[Any]
-) -> list[Any]:
-    """Spread outcomes of the non-empty documents back over all documents (None = empty)."""
-    by_position = dict(zip((id(d) for d in usable), outcomes))
-    return [by_position.get(id(d)) for d in docs]

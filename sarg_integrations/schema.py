@@ -364,10 +364,14 @@ class SARGResult:
         document_ids: The ids of the documents passed in, in order.
         triples: Every triple kept by the extractor(s).
         graph: The local reasoning graph (excluded from JSON; see ``graph_summary``).
-        keyphrases: The query's key phrases used for matching.
-        entry_nodes: The matched entry nodes, best first.
-        direction: The predicted traversal direction.
-        candidate_chains: Every complete chain the beam search produced, best first.
+        keyphrases: The query's key phrases used for matching; ``None`` when the
+            strategy uses none (``"tasr"`` matches sub-queries instead).
+        entry_nodes: The matched entry nodes, best first (for ``"tasr"``: the nodes its
+            chains start from, anchored on the query's entities).
+        direction: The predicted traversal direction; ``None`` when the strategy
+            predicts none (``"tasr"`` resolves its sub-queries in order).
+        candidate_chains: Every complete chain the beam search produced, best first
+            (for ``"tasr"``: its chains); ``None`` when a strategy has no candidates.
         chains: The kept chains, best first (at most ``top_k``).
         evidence: The passages behind the kept chains, in first-cited order; on
             fallback, every non-empty document.
@@ -387,10 +391,10 @@ class SARGResult:
     document_ids: list[str]
     triples: list[Triple]
     graph: ReasoningGraph
-    keyphrases: list[str]
+    keyphrases: list[str] | None
     entry_nodes: list[EntryNode]
-    direction: DirectionPrediction
-    candidate_chains: list[ReasoningChain]
+    direction: DirectionPrediction | None
+    candidate_chains: list[ReasoningChain] | None
     chains: list[ReasoningChain]
     evidence: list[EvidencePassage]
     prompt: str
@@ -427,41 +431,41 @@ class SARGResult:
         """Return the result as a JSON string (UTF-8 safe, no NaN)."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
 
-    # Pictures and graph exports: thin wrappers over sarg_integrations.visualize,
+    # Pictures and graph exports: thin wrappers over sarg_integrations.viz,
     # imported lazily so that importing the package stays fast.
 
     def to_networkx(self) -> nx.DiGraph:
         """Return the graph as a new ``networkx.DiGraph`` with entry/chain attributes."""
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.to_networkx(self)
+        return viz.to_networkx(self)
 
     def to_node_link(self) -> dict[str, Any]:
         """Return the graph as JSON-ready node-link data (``"nodes"`` / ``"edges"``)."""
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.to_node_link(self)
+        return viz.to_node_link(self)
 
     def to_graphml(self, path: str | os.PathLike[str] | None = None) -> str:
         """Return the graph as GraphML text, also written to ``path`` when given."""
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.to_graphml(self, path)
+        return viz.to_graphml(self, path)
 
     def to_mermaid(self) -> str:
         """Return the graph as a Mermaid flowchart, kept chains coloured."""
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.to_mermaid(self)
+        return viz.to_mermaid(self)
 
     def to_html(self, path: str | os.PathLike[str] | None = None, *, scope: str = "all") -> str:
         """Return a self-contained interactive HTML page of the run (written to ``path``).
 
         ``scope="chains"`` draws only the connected parts of the graph holding a chain.
         """
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.to_html(self, path, scope=scope)
+        return viz.to_html(self, path, scope=scope)
 
     def to_image(
         self,
@@ -471,19 +475,19 @@ class SARGResult:
         scope: str = "all",
     ) -> Path:
         """Save a static PNG or SVG picture of the graph (needs the ``viz`` extra)."""
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.to_image(self, path, format, scope=scope)
+        return viz.to_image(self, path, format, scope=scope)
 
     def _repr_html_(self) -> str:
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.repr_html(self)
+        return viz.repr_html(self)
 
     def _repr_markdown_(self) -> str:
-        from sarg_integrations import visualize
+        from sarg_integrations import viz
 
-        return visualize.repr_markdown(self)
+        return viz.repr_markdown(self)
 
 
 def to_jsonable(value: Any) -> Any:

@@ -1,9 +1,12 @@
-"""Shared fixtures: offline settings and paths to the team's shared data."""
+"""Shared fixtures: offline settings, the slow-marker guard, the team's shared data.
+
+The helpers next to this file (``fakes``, ``adapter_support``, ``tasr_support``) are
+importable because ``pythonpath = ["tests"]`` is set in ``pyproject.toml``.
+"""
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,6 @@ import pytest
 # Models load from packages only; never reach for a hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).parent))
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("SARG_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
@@ -23,3 +25,31 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared evaluation data not found at {SHARED_DATA} (only in the team's workspace)")
     return SHARED_DATA
+
+
+REAL_MODEL_LOADERS = ("load_sentence_transformer", "load_spacy")
+
+
+@pytest.fixture(autouse=True)
+def _real_models_only_in_slow_tests(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test without ``@pytest.mark.slow`` must not load a real model (MiniLM, spaCy).
+
+    The loaders of :mod:`sarg_integrations._models` fail the test instead (with
+    ``pytest.fail``, which no ``except Exception`` in the code under test swallows).
+    """
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    from sarg_integrations import _models
+
+    for name in REAL_MODEL_LOADERS:
+
+        def refuse(*args: object, _name: str = name, **kwargs: object) -> None:
+            pytest.fail(
+                f"{request.node.nodeid} called sarg_integrations._models.{_name} without "
+                "@pytest.mark.slow; inject a fake (tests/fakes.py) or mark the test slow",
+                pytrace=False,
+            )
+
+        monkeypatch.setattr(_models, name, refuse)

@@ -14,19 +14,30 @@ from sarg_integrations.schema import RelationType, SourceDocument, Triple
 CUES = {
     " causes ": ("causes", RelationType.CAUSAL),
     " leads to ": ("leads to", RelationType.CAUSAL),
+    " results in ": ("results in", RelationType.CAUSAL),
     " requires ": ("requires", RelationType.PROCEDURAL),
     " precedes ": ("precedes", RelationType.TEMPORAL),
 }
 
 
 class PatternExtractor:
-    """Turns sentences of the form "X causes Y." (and a few other cues) into triples."""
+    """Turns sentences of the form "X causes Y." (and a few other cues) into triples.
 
-    def __init__(self) -> None:
+    Args:
+        lowercase: Lower-case the cause and the effect ("Storm" → "storm").
+        fail_on: Raise ``RuntimeError("fake extractor failure")`` for a document
+            containing this text (an extractor error the pipeline must survive).
+    """
+
+    def __init__(self, *, lowercase: bool = False, fail_on: str | None = None) -> None:
         self.calls = 0
+        self.lowercase = lowercase
+        self.fail_on = fail_on
 
     def extract(self, document: SourceDocument) -> list[Triple]:
         self.calls += 1
+        if self.fail_on is not None and self.fail_on in document.text:
+            raise RuntimeError("fake extractor failure")
         triples = []
         for match in re.finditer(r"[^.!?]+[.!?]?", document.text):
             sentence = match.group(0).strip()
@@ -37,6 +48,8 @@ class PatternExtractor:
             for cue, (relation, kind) in CUES.items():
                 if cue in body:
                     cause, effect = body.split(cue, 1)
+                    if self.lowercase:
+                        cause, effect = cause.lower(), effect.lower()
                     triples.append(
                         Triple(
                             cause.strip(),
@@ -77,6 +90,19 @@ class FixedKeyphrases:
 
     def extract(self, query: str) -> list[str]:
         return list(self.phrases)
+
+
+STOPWORDS = frozenset(
+    {"what", "does", "do", "a", "an", "the", "to", "lead", "leads", "why", "did", "of", "in"}
+)
+
+
+class QueryWords:
+    """Every content word of the query is a key phrase (the query itself if none)."""
+
+    def extract(self, query: str) -> list[str]:
+        words = [w for w in re.findall(r"[a-z0-9]+", query.lower()) if w not in STOPWORDS]
+        return words or [query]
 
 
 # Two grounded triples a well-behaved LLM extracts from "Heavy rain causes floods in the

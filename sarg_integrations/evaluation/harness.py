@@ -14,7 +14,6 @@ answered and scored by EM/F1 (official normalisation), answer tokens and latency
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -79,20 +78,22 @@ class _Answerer:
     """Answers prompts with any LangChain / LlamaIndex / callable model."""
 
     def __init__(self, llm: Any) -> None:
-        from sarg_integrations.llm.models import as_completion_model
+        from sarg_integrations.models.completion import as_completion_model
+        from sarg_integrations.models.sync import SyncRunner
 
         if isinstance(llm, str):
-            from sarg_integrations.llm.specs import resolve_llm_spec
+            from sarg_integrations.models.specs import resolve_llm_spec
 
             llm = resolve_llm_spec(llm)
         self.model = as_completion_model(llm, structured_output=False, max_workers=1)
+        self._runner = SyncRunner()  # not asyncio.run: that fails inside Jupyter's loop
 
     def __call__(self, prompt: str) -> dict[str, Any]:
-        from sarg_integrations.llm.models import CompletionRequest
+        from sarg_integrations.models.completion import CompletionRequest
 
         request = CompletionRequest(messages=(("user", prompt),))
         start = time.perf_counter()
-        completion = asyncio.run(self.model.acomplete(request))
+        completion = self._runner.run(self.model.acomplete(request))
         latency = (time.perf_counter() - start) * 1000.0
         text = completion.text or ""
         return {

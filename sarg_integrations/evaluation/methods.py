@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from sarg_integrations.config import SARGConfig
+from sarg_integrations.config import SCHEMAS, SARGConfig
 from sarg_integrations.embedding import CachedEmbedder, Embedder, cosine_matrix
 from sarg_integrations.errors import ModelLoadError
 from sarg_integrations.evaluation.datasets import EvalQuestion
@@ -292,11 +292,11 @@ class MethodSuite:
             else CachedEmbedder(embedder or SentenceTransformerEmbedder(), max_size=50_000)
         )
         extractors = dict(extractors or {})
-        for schema in ("reasoning", "generic_spo"):
-            if schema not in extractors:
-                from sarg_integrations.extraction.rules import RuleBasedExtractor
+        for schema in SCHEMAS:
+            if schema not in extractors:  # the pipeline's default, one per schema
+                from sarg_integrations.extraction import default_extractor
 
-                extractors[schema] = RuleBasedExtractor(schema=schema)
+                extractors[schema] = default_extractor(self.config.replace(schema=schema))
         self.extractors = {k: CachingExtractor(v) for k, v in extractors.items()}
         if keyphrase_extractor is None:
             from sarg_integrations.matching import KeyBERTKeyphraseExtractor
@@ -523,7 +523,7 @@ class MethodSuite:
             times_ms=times,
             stats={k: result.stats.get(k) for k in keep}
             | {
-                "direction": result.direction.direction.value,
+                "direction": result.direction.direction.value if result.direction else None,
                 "fallback_reason": result.fallback_reason,
             },
         )

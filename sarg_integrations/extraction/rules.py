@@ -50,6 +50,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sarg_integrations.config import SCHEMAS
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_PHRASE_TOKENS", "SCHEMAS", "RuleBasedExtractor"]
 
-SCHEMAS = ("reasoning", "generic_spo")
 MAX_PHRASE_TOKENS = 8
 """The longest cause / effect phrase, in tokens (the head is always kept)."""
 
@@ -599,7 +599,7 @@ class RuleBasedExtractor:
         screen_instructions: Skip sentences that address the model or imitate the
             prompt's machinery (prompt injection: "ignore previous instructions…", fake
             JSON triples, fake chain lines, fake section headers); see
-            :func:`~sarg_integrations.llm.grounding.looks_like_instruction`.
+            :func:`~sarg_integrations.extraction.grounding.looks_like_instruction`.
 
     Raises:
         ConfigError: If ``schema`` or ``max_chars_per_document`` is invalid.
@@ -753,7 +753,7 @@ class RuleBasedExtractor:
 
     def _extract_doc(self, doc: Doc, document: SourceDocument, offset: int) -> Iterator[Triple]:
         ctx = _Context()
-        from sarg_integrations.llm.grounding import looks_like_instruction
+        from sarg_integrations.extraction.grounding import looks_like_instruction
 
         for sent in doc.sents:
             start = offset + sent.start_char

@@ -24,7 +24,7 @@ a LoRA adapter and two token heads, trained on public causal corpora; see
   phrase.
 
 Hostile text is handled as by the rules: instruction-like sentences are screened
-(:func:`~sarg_integrations.llm.grounding.looks_like_instruction`), and a stretch longer
+(:func:`~sarg_integrations.extraction.grounding.looks_like_instruction`), and a stretch longer
 than ``max_sentence_chars`` without a sentence end is skipped and reported.
 """
 
@@ -255,7 +255,7 @@ class TaggerExtractor:
             ExtractionError: If the model fails on the batch.
         """
         from sarg_integrations.extraction.tagger_inference import predict_relations
-        from sarg_integrations.llm.grounding import looks_like_instruction
+        from sarg_integrations.extraction.grounding import looks_like_instruction
 
         sentences: list[_Sentence] = []
         too_long: dict[int, int] = {}

@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from sarg_integrations.errors import MissingDependencyError
-from sarg_integrations.llm.models import (
+from sarg_integrations.models.completion import (
     Completion,
     CompletionRequest,
     flatten_text,
@@ -59,7 +59,7 @@ def langchain_identity(model: Any) -> str:
 
 
 class LangChainCompletionModel:
-    """A LangChain chat model or LLM as a :class:`~sarg_integrations.llm.CompletionModel`.
+    """A LangChain chat model or LLM as a :class:`~sarg_integrations.models.CompletionModel`.
 
     Args:
         model: A ``BaseChatModel`` or ``BaseLLM``.

@@ -20,7 +20,12 @@ import asyncio
 from typing import Any
 
 from sarg_integrations.errors import MissingDependencyError
-from sarg_integrations.llm.models import Completion, CompletionRequest, flatten_text, usage_from
+from sarg_integrations.models.completion import (
+    Completion,
+    CompletionRequest,
+    flatten_text,
+    usage_from,
+)
 
 __all__ = ["LlamaIndexCompletionModel", "llama_index_identity"]
 
@@ -65,7 +70,7 @@ def _triples_model() -> Any:
 
 
 class LlamaIndexCompletionModel:
-    """A LlamaIndex ``LLM`` as a :class:`~sarg_integrations.llm.CompletionModel`.
+    """A LlamaIndex ``LLM`` as a :class:`~sarg_integrations.models.CompletionModel`.
 
     Args:
         llm: The LlamaIndex LLM.

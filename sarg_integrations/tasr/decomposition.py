@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations.errors import ExtractionError
-from sarg_integrations.llm.parsing import AnswerParseError, load_json_answer
+from sarg_integrations.extraction.llm.parsing import AnswerParseError, load_json_answer
 from sarg_integrations.tasr.records import QueryDecomposition, SubQuery, is_variable
 from sarg_integrations.tasr.taxonomy import EntityType, Taxonomy, default_taxonomy
 
@@ -172,7 +172,7 @@ class LLMQueryDecomposer:
     Args:
         llm: A LangChain chat model or LLM, a LlamaIndex ``LLM``, a callable
             ``str -> str`` (sync or async) or a
-            :class:`~sarg_integrations.llm.models.CompletionModel`.
+            :class:`~sarg_integrations.models.completion.CompletionModel`.
         taxonomy: The taxonomy offered for typing; default the paper's Table 5.
         prompt: Overrides :data:`DECOMPOSITION_PROMPT` (keep ``{taxonomy}``).
         repair: Re-ask once when the answer cannot be read.
@@ -192,7 +192,7 @@ class LLMQueryDecomposer:
         prompt: str = DECOMPOSITION_PROMPT,
         repair: bool = True,
     ) -> None:
-        from sarg_integrations.tasr._llm import SyncModel
+        from sarg_integrations.models.sync import SyncModel
 
         self.taxonomy = taxonomy or default_taxonomy()
         self.prompt = prompt

@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations.embedding import Embedder, cosine_matrix
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.llm.parsing import AnswerParseError, load_json_answer
+from sarg_integrations.extraction.llm.parsing import AnswerParseError, load_json_answer
 from sarg_integrations.tasr.taxonomy import OTHER, EntityType, Taxonomy, default_taxonomy, humanize
 
 __all__ = [
@@ -201,7 +201,7 @@ class LLMEntityTyper:
 
     Args:
         llm: A LangChain / LlamaIndex model, a callable ``str -> str`` or a
-            :class:`~sarg_integrations.llm.models.CompletionModel`.
+            :class:`~sarg_integrations.models.completion.CompletionModel`.
         taxonomy: Default the paper's Table 5.
         fallback: Types the mentions of a batch whose answer could not be read (and
             labels outside the taxonomy); default: :data:`OTHER`.
@@ -222,7 +222,7 @@ class LLMEntityTyper:
         fallback: EntityTyper | None = None,
         batch_size: int = 40,
     ) -> None:
-        from sarg_integrations.tasr._llm import SyncModel
+        from sarg_integrations.models.sync import SyncModel
 
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             msg = f"batch_size={batch_size!r} must be a positive integer, e.g. 40"

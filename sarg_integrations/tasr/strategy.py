@@ -1,8 +1,8 @@
-"""The TaSR strategy: decompose → type → hybrid-match step by step → compile.
+"""The TaSR strategy: decompose → type → hybrid-match step by step.
 
 :class:`TaSRStrategy` runs after the pipeline's extraction stage
-(``SARGConfig(strategy="tasr")``) and returns the same
-:class:`~sarg_integrations.schema.SARGResult` as SARG: ``chains`` are the resolved
+(``SARGConfig(strategy="tasr")``), and the pipeline compiles its chains into the same
+:class:`~sarg_integrations.schema.SARGResult` as SARG's: ``chains`` are the resolved
 binding path (one :class:`~sarg_integrations.schema.ReasoningChain` per connected run
 of hops, each hop citing its selected documents and sentences), ``evidence`` the
 selected documents, ``prompt`` the same structured prompt, and ``trace`` a
@@ -14,7 +14,6 @@ and ``fallback_reason`` says why.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,15 +22,13 @@ from sarg_integrations.graph import build_reasoning_graph
 from sarg_integrations.schema import (
     ChainHop,
     Direction,
-    DirectionPrediction,
     EntryNode,
     ReasoningChain,
     RelationType,
-    SARGResult,
-    SkippedDocument,
     SourceDocument,
     Triple,
 )
+from sarg_integrations.strategies.base import RunContext, Structure
 from sarg_integrations.tasr.binding import select_evidence
 from sarg_integrations.tasr.decomposition import QueryDecomposer, variable_types
 from sarg_integrations.tasr.entity_types import EntityTyper, Mention
@@ -51,18 +48,22 @@ _HINT_TYPES = {
 class TaSRStrategy:
     """Taxonomy-guided step-wise evidence selection over the extracted triples.
 
+    A :class:`~sarg_integrations.strategies.Strategy`. Its
+    :class:`~sarg_integrations.strategies.Structure` has no ``keyphrases`` and no
+    ``direction`` (``None``: TaSR matches sub-queries, not key phrases, and resolves
+    them in order instead of predicting a direction); ``entry_nodes`` are where the
+    chains start, anchored on the query's entities.
+
     Args:
         config: The pipeline config (``tasr_alpha``, ``tasr_threshold``,
-            ``tasr_taxonomy_depth``, ``evidence``).
+            ``tasr_taxonomy_depth``).
         embedder: The pipeline's (cached) embedder.
         decomposer: A :class:`~sarg_integrations.tasr.decomposition.QueryDecomposer`.
         typer: An :class:`~sarg_integrations.tasr.entity_types.EntityTyper`.
-        compile: Builds the evidence and the prompt from the chains, or the flat
-            context on fallback: the pipeline's own (so ``evidence="sentences"`` and
-            ``evidence_fill`` behave as in SARG); called as
-            ``compile(query, docs, chains, fallback_reason, None, stats)``.
         docs_per_hop: At most this many documents selected per hop.
     """
+
+    name = "tasr"
 
     def __init__(
         self,
@@ -71,35 +72,27 @@ class TaSRStrategy:
         embedder: Any,
         decomposer: QueryDecomposer,
         typer: EntityTyper,
-        compile: Callable[..., tuple[list[Any], str]],
         docs_per_hop: int = 2,
     ) -> None:
         self.config = config
         self.embedder = embedder
         self.decomposer = decomposer
         self.typer = typer
-        self.compile = compile
         self.docs_per_hop = docs_per_hop
 
-    def run(
+    def structure(
         self,
         query: str,
-        docs: Sequence[SourceDocument],
+        documents: Sequence[SourceDocument],
         triples: list[Triple],
-        skipped: list[SkippedDocument],
-        stats: dict[str, Any],
-        stages: Any,
-        start: float,
-    ) -> SARGResult:
-        """Select evidence for ``query`` from ``triples`` and compile the prompt."""
+        ctx: RunContext,
+    ) -> Structure:
+        """Select evidence for ``query`` from ``triples``, hop by hop."""
         cfg = self.config
         depth = cfg.tasr_taxonomy_depth
-        with stages("load_models"):
-            self.embedder.warm_up()
-        structuring_start = time.perf_counter()
         fallback: str | None = None
         decomposition: QueryDecomposition | None = None
-        with stages("decompose") as summary:
+        with ctx.stage("decompose") as summary:
             try:
                 decomposition = self.decomposer.decompose(query)
                 problems = decomposition.problems()
@@ -112,7 +105,7 @@ class TaSRStrategy:
                     subqueries=[s.to_text() for s in decomposition.steps],
                     method=decomposition.method,
                 )
-        with stages("build") as summary:
+        with ctx.stage("build") as summary:
             graph = build_reasoning_graph(triples)
             summary.update(nodes=graph.number_of_nodes, edges=graph.number_of_edges)
         rows: list[HopRecord] = []
@@ -121,10 +114,10 @@ class TaSRStrategy:
         if fallback is None and not triples:
             fallback = "no triples were extracted from the documents"
         if fallback is None and decomposition is not None:
-            with stages("type") as summary:
+            with ctx.stage("type") as summary:
                 triple_types, slot_type, type_labels = self._types(query, decomposition, triples)
                 summary.update(typed_mentions=len(type_labels))
-            with stages("match") as summary:
+            with ctx.stage("match") as summary:
                 rows, table = select_evidence(
                     decomposition,
                     triples,
@@ -135,7 +128,7 @@ class TaSRStrategy:
                     threshold=cfg.tasr_threshold,
                     depth=depth,
                     docs_per_hop=self.docs_per_hop,
-                    document_order={d.id: i for i, d in enumerate(docs)},
+                    document_order={d.id: i for i, d in enumerate(documents)},
                 )
                 bindings = table.as_dict()
                 summary.update(
@@ -145,34 +138,9 @@ class TaSRStrategy:
             failed = [r for r in rows if r.status != "bound"]
             if failed:
                 fallback = f"hop {failed[0].step} {failed[0].status}: {failed[0].reason}"
-        with stages("compile") as summary:
-            chains = _chains(rows, graph)
-            if fallback is None and not chains:
-                fallback = "no hop selected any evidence"
-            evidence, prompt = self.compile(query, docs, chains, fallback, None, stats)
-            summary.update(
-                fallback_reason=fallback,
-                evidence_documents=[p.document_id for p in evidence],
-                prompt_chars=len(prompt),
-            )
-        end = time.perf_counter()
-        stats.update(
-            {
-                "documents": len(docs),
-                "documents_skipped": len(skipped),
-                "triples": len(triples),
-                "nodes": graph.number_of_nodes,
-                "edges": graph.number_of_edges,
-                "subqueries": len(decomposition.steps) if decomposition else 0,
-                "hops_bound": sum(r.status == "bound" for r in rows),
-                "hops_unresolved": sum(r.status == "unresolved" for r in rows),
-                "hops_skipped": sum(r.status == "skipped" for r in rows),
-                "typed_mentions": len(type_labels),
-                "chains_kept": len(chains),
-                "time_structuring_ms": round((end - structuring_start) * 1000.0, 3),
-                "time_total_ms": round((end - start) * 1000.0, 3),
-            }
-        )
+        chains = _chains(rows, graph)
+        if fallback is None and not chains:
+            fallback = "no hop selected any evidence"
         trace = TaSRTrace(
             decomposition or QueryDecomposition(query, (), {}, "single", "failed"),
             tuple(rows),
@@ -182,35 +150,20 @@ class TaSRStrategy:
             cfg.tasr_threshold,
             depth,
         )
-        constants = (
-            [t for s in decomposition.steps for t in (s.subject, s.object) if not is_variable(t)]
-            if decomposition
-            else []
-        )
-        entries = _entries(rows, chains)
-        return SARGResult(
-            query=query,
-            document_ids=[d.id for d in docs],
-            triples=triples,
+        return Structure(
             graph=graph,
-            keyphrases=list(dict.fromkeys(constants)),
-            entry_nodes=entries,
-            direction=DirectionPrediction(
-                Direction.FORWARD,
-                1.0,
-                {},
-                "tasr",
-                f"sub-queries resolved in order ({decomposition.kind if decomposition else '-'})",
-            ),
-            candidate_chains=list(chains),
             chains=chains,
-            evidence=evidence,
-            prompt=prompt,
             fallback_reason=fallback,
-            skipped_documents=skipped,
-            stats=stats,
-            config=cfg.to_dict(),
-            strategy="tasr",
+            entry_nodes=_entries(rows, chains),
+            candidate_chains=list(chains),
+            counters={
+                "subqueries": len(decomposition.steps) if decomposition else 0,
+                "hops_bound": sum(r.status == "bound" for r in rows),
+                "hops_unresolved": sum(r.status == "unresolved" for r in rows),
+                "hops_skipped": sum(r.status == "skipped" for r in rows),
+                "typed_mentions": len(type_labels),
+                "chains_kept": len(chains),
+            },
             trace=trace,
         )
 
@@ -326,7 +279,7 @@ def _entries(rows: Sequence[HopRecord], chains: Sequence[ReasoningChain]) -> lis
 
 
 def _is_model(obj: Any) -> bool:
-    from sarg_integrations.llm.models import CompletionModel, is_framework_model
+    from sarg_integrations.models.completion import CompletionModel, is_framework_model
 
     return (
         is_framework_model(obj)
@@ -336,9 +289,14 @@ def _is_model(obj: Any) -> bool:
 
 
 def build_tasr_strategy(
-    pipeline: Any, *, query_decomposer: Any = None, entity_typer: Any = None, llm: Any = None
+    config: SARGConfig,
+    embedder: Any,
+    *,
+    query_decomposer: Any = None,
+    entity_typer: Any = None,
+    llm: Any = None,
 ) -> TaSRStrategy:
-    """The :class:`TaSRStrategy` of ``pipeline``, its collaborators resolved.
+    """The :class:`TaSRStrategy` for ``config`` and ``embedder``, its collaborators resolved.
 
     A decomposer is anything with ``decompose``; a typer anything with
     ``type_mentions``; a language model (LangChain, LlamaIndex, callable) in either
@@ -365,7 +323,7 @@ def build_tasr_strategy(
                 "a language model; pass a LangChain / LlamaIndex model or a function str -> str"
             )
             raise ConfigError(msg, field=name, value=value)
-    offline = OfflineEntityTyper(pipeline.embedder)
+    offline = OfflineEntityTyper(embedder)
     if query_decomposer is not None and callable(getattr(query_decomposer, "decompose", None)):
         decomposer = query_decomposer
     elif query_decomposer is not None or llm is not None:
@@ -378,10 +336,4 @@ def build_tasr_strategy(
         typer = LLMEntityTyper(entity_typer if entity_typer is not None else llm, fallback=offline)
     else:
         typer = offline
-    return TaSRStrategy(
-        pipeline.config,
-        embedder=pipeline.embedder,
-        decomposer=decomposer,
-        typer=typer,
-        compile=pipeline._compile,
-    )
+    return TaSRStrategy(config, embedder=embedder, decomposer=decomposer, typer=typer)

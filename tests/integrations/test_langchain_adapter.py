@@ -269,7 +269,7 @@ def test_langchain_embeddings_are_accepted_as_embedder() -> None:
 
 
 def test_a_langchain_chat_model_is_accepted_as_extractor() -> None:
-    llm_module = pytest.importorskip("sarg_integrations.llm")
+    llm_module = pytest.importorskip("sarg_integrations.extraction.llm")
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.outputs import ChatGeneration, ChatResult
 

@@ -339,7 +339,7 @@ def test_llama_index_embeddings_are_accepted_as_embedder() -> None:
 
 
 def test_a_llama_index_llm_is_accepted_as_extractor() -> None:
-    llm_module = pytest.importorskip("sarg_integrations.llm")
+    llm_module = pytest.importorskip("sarg_integrations.extraction.llm")
 
     class ScriptedLLM(EchoLLM):
         def _reply(self, prompt: str) -> str:

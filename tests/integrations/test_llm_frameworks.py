@@ -28,8 +28,9 @@ from llama_index.core.llms import (
 )
 
 from sarg_integrations import LLMTripleExtractor
+from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.llm.models import as_completion_model
+from sarg_integrations.models.completion import as_completion_model
 from sarg_integrations.schema import SourceDocument
 
 DOC = SourceDocument("d1", "Heavy rain causes floods in the valley. Floods damage the crops.")
@@ -141,6 +142,7 @@ def test_langchain_in_a_pipeline_with_cache(tmp_path: Any) -> None:
         SARGConfig(similarity_threshold=0.3),
         extractor=extractor,
         embedder=HashingEmbedder(),
+        direction_classifier=CueWordDirectionClassifier(),
         keyphrase_extractor=FixedKeyphrases("heavy rain"),
     )
     first = pipe.run("What does heavy rain lead to?", [DOC])
@@ -258,7 +260,7 @@ def test_as_completion_model_dispatch() -> None:
 
 def test_core_llm_package_imports_no_framework() -> None:
     code = (
-        "import sys; import sarg_integrations.llm, sarg_integrations.llm.specs; "
+        "import sys; import sarg_integrations.extraction.llm, sarg_integrations.models.specs; "
         "from sarg_integrations import LLMTripleExtractor; "
         "bad = [m for m in sys.modules if m.startswith(('langchain', 'llama_index'))]; "
         "print(bad); sys.exit(1 if bad else 0)"

@@ -202,7 +202,7 @@ def test_cli_strategy_options_reach_the_config(
             entity_typer=DictTyper(),
         )
 
-    monkeypatch.setattr(cli, "build_pipeline", fake_build)
+    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
     docs = tmp_path / "docs.jsonl"
     docs.write_text("\n".join(json.dumps(d) for d in DOCS))
     out_json = tmp_path / "out.json"
@@ -243,7 +243,7 @@ def llm_cli(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Route `--llm` to a scripted TaSR model and the pipeline to the worked example."""
     from sarg_integrations import cli, io
     from sarg_integrations.documents import coerce_documents
-    from sarg_integrations.llm import specs
+    from sarg_integrations.models import specs
 
     state: dict[str, Any] = {"model": tasr_llm(), "specs": [], "builds": []}
 
@@ -263,7 +263,7 @@ def llm_cli(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         )
 
     monkeypatch.setattr(specs, "resolve_llm_spec", fake_resolve)
-    monkeypatch.setattr(cli, "build_pipeline", fake_build)
+    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
     monkeypatch.setattr(io, "load_demo_corpus", lambda: coerce_documents(DOCS))
     return state
 
@@ -273,7 +273,7 @@ def test_cli_llm_decomposes_and_types_under_tasr(
     llm_cli: dict[str, Any], command: str, tmp_path: Path, capsys: Any
 ) -> None:
     from sarg_integrations import cli
-    from sarg_integrations.llm import LLMTripleExtractor
+    from sarg_integrations.extraction.llm import LLMTripleExtractor
 
     docs = tmp_path / "docs.jsonl"
     docs.write_text("\n".join(json.dumps(d) for d in DOCS))

@@ -24,8 +24,8 @@ from sarg_integrations import LLMTripleExtractor, SARGConfig, SARGPipeline
 from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.extraction.base import ExtractionOutcome
-from sarg_integrations.pipeline import NO_TRIPLES
 from sarg_integrations.schema import SARGResult, SourceDocument, Triple
+from sarg_integrations.strategies.sarg import NO_TRIPLES
 
 QUERY = "What does heavy rain lead to?"
 STORY = [

@@ -10,8 +10,8 @@ import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
-from sarg_integrations.pipeline import NO_CHAINS, NO_TRIPLES
 from sarg_integrations.schema import Direction, DirectionPrediction
+from sarg_integrations.strategies.sarg import NO_CHAINS, NO_TRIPLES
 
 STORY = [
     {"id": "d1", "text": "Heavy rain causes river flooding. Bakers like bread."},

@@ -18,7 +18,7 @@ import pytest
 from fakes import FixedKeyphrases, HashingEmbedder
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline
-from sarg_integrations.llm import LLMTripleExtractor
+from sarg_integrations.extraction.llm import LLMTripleExtractor
 from sarg_integrations.prompting import compile_prompt, render_evidence
 from sarg_integrations.schema import EvidencePassage
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from sarg_integrations import _models, cli
-from sarg_integrations.direction_model import DirectionClassifier
+from sarg_integrations.direction.classifier import DirectionClassifier
 from sarg_integrations.errors import ModelLoadError
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sarg_integrations"
@@ -158,7 +158,7 @@ def test_oversized_and_unreadable_heads_are_refused(
     path.write_bytes(b"\xff\xfe not utf-8")
     with pytest.raises(ModelLoadError, match="cannot read the direction classifier"):
         DirectionClassifier.load(path)
-    monkeypatch.setattr("sarg_integrations.direction_model.MAX_HEAD_BYTES", 4)
+    monkeypatch.setattr("sarg_integrations.direction.classifier.MAX_HEAD_BYTES", 4)
     with pytest.raises(ModelLoadError, match="a direction head is a small JSON file"):
         DirectionClassifier.load(path)
 
@@ -207,6 +207,7 @@ def test_incomplete_extraction_is_detected_and_redone(
     assert caplog.text == ""
 
 
+@pytest.mark.slow
 def test_a_model_folder_with_only_pickle_weights_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "my-encoder"
     (folder / "2_Dense").mkdir(parents=True)
@@ -257,7 +258,7 @@ def test_output_paths_are_checked_before_the_run(
     def no_run(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the run started before the paths were checked")
 
-    monkeypatch.setattr(cli, "build_pipeline", no_run)
+    monkeypatch.setattr(cli.run, "build_pipeline", no_run)
     code, err = _cli(["run", "-q", "Why?", "-d", str(docs), option, str(tmp_path / target)], capsys)
     assert code == 2
     assert option in err and says.format(tmp=tmp_path) in err
@@ -316,7 +317,7 @@ def test_deadline_option_reaches_the_config(docs: Path) -> None:
         ["run", "-q", "Why?", "-d", str(docs), "--deadline", "1.5"]
     )
     args.no_progress = True
-    assert cli._config_from_args(args, 1).deadline_seconds == 1.5
+    assert cli.run._config_from_args(args, 1).deadline_seconds == 1.5
     for bad in ("0", "-1", "nan", "soon"):
         with pytest.raises(SystemExit):
             cli._build_parser().parse_args(

@@ -1,0 +1,185 @@
+"""The SARG strategy: build → match → direction → traverse (paper §3.2–3.5).
+
+Each stage is a pure function of its own module (:mod:`~sarg_integrations.graph`,
+:mod:`~sarg_integrations.matching`, :mod:`~sarg_integrations.direction`,
+:mod:`~sarg_integrations.traversal`); :class:`SARGStrategy` only feeds one into the
+next and records what each found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sarg_integrations.config import SARGConfig
+from sarg_integrations.direction import DirectionPredictor
+from sarg_integrations.embedding import Embedder, cosine_matrix
+from sarg_integrations.errors import ConfigError
+from sarg_integrations.graph import build_reasoning_graph
+from sarg_integrations.matching import KeyphraseExtractor, match_entry_nodes
+from sarg_integrations.schema import DirectionPrediction, SourceDocument, Triple
+from sarg_integrations.strategies.base import RunContext, Structure
+from sarg_integrations.traversal import (
+    BeamSearchStats,
+    beam_search_chains,
+    chain_from_nodes,
+    select_chains,
+)
+
+__all__ = ["NO_CHAINS", "NO_ENTRY_NODES", "NO_TRIPLES", "SARGStrategy"]
+
+NO_TRIPLES = "no reasoning-schema triples were extracted from the documents"
+NO_ENTRY_NODES = "no graph node is similar enough to the query (similarity_threshold={tau})"
+NO_CHAINS = "no entry node has a neighbour in the {direction} direction, so no chain was found"
+
+
+class SARGStrategy:
+    """Reasoning graph + query matching + direction + semantic beam search.
+
+    Args:
+        config: The pipeline's settings (``merge_threshold``, ``similarity_threshold``,
+            ``max_entry_nodes``, ``direction``, ``beam_width``, ``max_depth``, ``top_k``).
+        embedder: The pipeline's (cached) embedder.
+        keyphrase_extractor: Finds the query's key phrases.
+        direction_classifier: Predicts the traversal direction (unused when
+            ``config.direction`` is set).
+    """
+
+    name = "sarg"
+
+    def __init__(
+        self,
+        config: SARGConfig,
+        *,
+        embedder: Embedder,
+        keyphrase_extractor: KeyphraseExtractor,
+        direction_classifier: DirectionPredictor,
+    ) -> None:
+        self.config = config
+        self.embedder = embedder
+        self.keyphrase_extractor = keyphrase_extractor
+        self.direction_classifier = direction_classifier
+
+    def structure(
+        self,
+        query: str,
+        documents: Sequence[SourceDocument],
+        triples: list[Triple],
+        ctx: RunContext,
+    ) -> Structure:
+        """Build the graph of ``triples`` and search it for chains that answer ``query``."""
+        cfg = self.config
+        with ctx.stage("build") as summary:
+            graph = build_reasoning_graph(
+                triples, embedder=self.embedder, merge_threshold=cfg.merge_threshold
+            )
+            summary.update(
+                nodes=graph.number_of_nodes, edges=graph.number_of_edges, merges=len(graph.merges)
+            )
+        g = graph.graph
+        nodes = sorted(g.nodes)
+
+        with ctx.stage("match") as summary:
+            keyphrases = self.keyphrase_extractor.extract(query) if nodes else []
+            vectors = self.embedder.embed([query, *keyphrases, *nodes])
+            query_vec = vectors[:1]
+            phrase_vecs = vectors[1 : 1 + len(keyphrases)]
+            node_vecs = vectors[1 + len(keyphrases) :]
+            entries = match_entry_nodes(
+                nodes,
+                node_vecs,
+                keyphrases,
+                phrase_vecs,
+                threshold=cfg.similarity_threshold,
+                max_nodes=cfg.max_entry_nodes,
+            )
+            summary.update(
+                keyphrases=list(keyphrases),
+                entry_nodes=[(e.node, round(e.similarity, 4)) for e in entries],
+            )
+
+        with ctx.stage("direction") as summary:
+            direction = self.direction(query, query_vec[0] if len(query_vec) else None)
+            summary.update(
+                direction=direction.direction.value,
+                confidence=direction.confidence,
+                method=direction.method,
+            )
+
+        with ctx.stage("traverse") as summary:
+            query_sim = (
+                dict(zip(nodes, cosine_matrix(node_vecs, query_vec)[:, 0].tolist()))
+                if nodes
+                else {}
+            )
+            search = BeamSearchStats()
+            found = list(
+                beam_search_chains(
+                    g,
+                    [e.node for e in entries],
+                    query_sim,
+                    direction.direction,
+                    width=cfg.beam_width,
+                    max_depth=cfg.max_depth,
+                    stats=search,
+                )
+            )
+            candidates = [
+                chain_from_nodes(g, chain_nodes, score, direction.direction)
+                for chain_nodes, score in found
+            ]
+            kept, candidates = select_chains(candidates, cfg.top_k)
+            summary.update(
+                chains_considered=len(candidates),
+                chains_kept=len(kept),
+                beam_expansions=search.expansions,
+            )
+
+        fallback = None
+        if not triples:
+            fallback = NO_TRIPLES
+        elif not entries:
+            fallback = NO_ENTRY_NODES.format(tau=cfg.similarity_threshold)
+        elif not kept:
+            fallback = NO_CHAINS.format(direction=direction.direction.value)
+        return Structure(
+            graph=graph,
+            chains=kept,
+            fallback_reason=fallback,
+            keyphrases=list(keyphrases),
+            entry_nodes=entries,
+            direction=direction,
+            candidate_chains=candidates,
+            counters={
+                "merges": len(graph.merges),
+                "self_loops_dropped": graph.self_loops_dropped,
+                "keyphrases": len(keyphrases),
+                "entry_nodes": len(entries),
+                "chains_considered": len(candidates),
+                "chains_kept": len(kept),
+                "beam_expansions": search.expansions,
+                "beam_pruned": search.pruned,
+                "chains_capped": search.capped,
+            },
+            query_vector=query_vec,
+        )
+
+    def direction(self, query: str, query_embedding: Any) -> DirectionPrediction:
+        """The traversal direction: ``config.direction`` when set, else the classifier's.
+
+        Raises:
+            ConfigError: The classifier returned something other than a
+                :class:`~sarg_integrations.schema.DirectionPrediction`.
+        """
+        if self.config.direction is not None:
+            from sarg_integrations.direction import FixedDirection
+
+            return FixedDirection(self.config.direction).predict_direction(query)
+        prediction = self.direction_classifier.predict_direction(query, query_embedding)
+        if not isinstance(prediction, DirectionPrediction):
+            msg = (
+                f"direction_classifier.predict_direction returned {type(prediction).__name__}; "
+                "it must return a DirectionPrediction"
+            )
+            raise ConfigError(msg, field="direction_classifier", value=self.direction_classifier)
+        return prediction

@@ -1,0 +1,216 @@
+"""End-to-end `sarg eval` on three synthetic questions with fake models, and resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+
+from sarg_integrations import cli
+from sarg_integrations.direction import CueWordDirectionClassifier
+from sarg_integrations.errors import InputError
+from sarg_integrations.evaluation import harness
+from sarg_integrations.evaluation.methods import MethodSuite, long_context_reorder
+
+
+def _row(i: int) -> dict:
+    return {
+        "id": f"{2 + i % 2}hop__{i}",
+        "question": "What does heavy rain cause?",
+        "answer": "crop loss",
+        "answer_aliases": [],
+        "paragraphs": [
+            {
+                "idx": 0,
+                "title": "Rain",
+                "paragraph_text": "Heavy rain causes flooding.",
+                "is_supporting": True,
+            },
+            {
+                "idx": 1,
+                "title": "Flood",
+                "paragraph_text": "Flooding causes crop loss.",
+                "is_supporting": True,
+            },
+            {
+                "idx": 2,
+                "title": "Cats",
+                "paragraph_text": "Cats sleep a lot. Dogs bark.",
+                "is_supporting": False,
+            },
+            {
+                "idx": 3,
+                "title": "Tea",
+                "paragraph_text": "Tea requires hot water.",
+                "is_supporting": False,
+            },
+        ],
+    }
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "musique.jsonl"
+    path.write_text("\n".join(json.dumps(_row(i)) for i in range(3)) + "\n")
+    return path
+
+
+def _fake_suite() -> MethodSuite:
+    return MethodSuite(
+        embedder=HashingEmbedder(),
+        extractors={"reasoning": PatternExtractor(), "generic_spo": PatternExtractor()},
+        keyphrase_extractor=FixedKeyphrases("heavy rain"),
+        direction_classifier=CueWordDirectionClassifier(),
+        flat_top_k=2,
+    )
+
+
+def fake_llm(prompt: str) -> str:
+    """Answers 'crop loss' when the prompt shows it, else 'unknown' (plumbing only)."""
+    return "Reasoning...\nAnswer: crop loss" if "crop loss" in prompt else "Answer: unknown"
+
+
+def test_sarg_eval_end_to_end_with_fake_llm(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(harness, "MethodSuite", lambda **_: _fake_suite())
+    monkeypatch.setattr("sarg_integrations.models.specs.resolve_llm_spec", lambda spec: fake_llm)
+    out = tmp_path / "out"
+    code = cli.main(
+        [
+            "eval",
+            "--dataset",
+            "musique",
+            "--data",
+            str(data),
+            "--limit",
+            "3",
+            "--llm",
+            "fake:model",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| sarg |" in printed and "EM" in printed
+    summary = json.loads((out / "musique.json").read_text())
+    assert len(summary["records"]) == 3
+    methods = summary["aggregates"]["methods"]
+    assert methods["flat"]["support_recall"] == 1.0 and methods["flat"]["em"] == 1.0
+    assert methods["direct"]["em"] == 0.0 and methods["direct"]["support_recall"] == 0.0
+    sarg = methods["sarg"]
+    assert sarg["chains"] >= 1 and sarg["fallback"] == 0.0 and sarg["faithful_hop_share"] == 1.0
+    assert sarg["support_recall"] == 1.0 and sarg["support_precision"] == 1.0
+    assert {"sarg_beam1", "sarg_beam10", "sarg_topk15", "sarg_spo", "sarg_flat_evidence"} <= set(
+        methods
+    )
+    record = summary["records"][0]["methods"]
+    assert record["flat_topk_budget"]["prompt_tokens"] <= record["sarg"]["prompt_tokens"]
+    assert record["flat_topk_budget"]["budget_tokens"] == record["sarg"]["prompt_tokens"]
+    assert set(summary["aggregates"]["by_hops"]) == {"2", "3"}
+    markdown = (out / "musique.md").read_text()
+    assert markdown.startswith("### musique") and "`sarg` against flat top-k" in markdown
+    # TaSR is not a default method: its comparison is empty and has no table.
+    assert summary["aggregates"]["tasr_vs_flat_topk_budget_tasr"] is None
+    assert "`tasr` against" not in markdown
+    pytest.importorskip("matplotlib")
+    assert (out / "musique_sweeps.png").stat().st_size > 0
+    assert (out / "musique_by_hops.png").stat().st_size > 0
+
+
+def test_resume_after_interruption(data: Path, tmp_path: Path) -> None:
+    suite = _fake_suite()
+    seen: list[str] = []
+    original = suite.run
+
+    def run(question, names):
+        seen.append(question.id)
+        if interrupt_on and question.id == interrupt_on:
+            raise KeyboardInterrupt
+        return original(question, names)
+
+    suite.run = run  # type: ignore[method-assign]
+    out = tmp_path / "out"
+    interrupt_on = "3hop__1"  # the second question
+    with pytest.raises(KeyboardInterrupt):
+        harness.run_evaluation(
+            "musique", data, out_dir=out, suite=suite, llm=fake_llm, progress=False, plots=False
+        )
+    lines = (out / "musique.records.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["id"] == "2hop__0"  # header + question 1
+    seen.clear()
+    interrupt_on = None
+    report = harness.run_evaluation(
+        "musique", data, out_dir=out, suite=suite, llm=fake_llm, progress=False, plots=False
+    )
+    assert seen == ["3hop__1", "2hop__2"]  # the first question was not recomputed
+    assert [r["id"] for r in report.records] == ["2hop__0", "3hop__1", "2hop__2"]
+    assert all("em" in r["methods"]["sarg"] for r in report.records)
+    # Other settings must not silently mix with these records.
+    with pytest.raises(InputError, match="other settings"):
+        harness.run_evaluation(
+            "musique", data, out_dir=out, suite=suite, seed=7, progress=False, plots=False
+        )
+
+
+def test_an_out_dir_that_is_a_file_is_an_input_error(data: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "results"
+    blocker.write_text("not a folder")
+    with pytest.raises(InputError, match="out_dir=.*results.* is a file") as info:
+        harness.run_evaluation(
+            "musique", data, out_dir=blocker, suite=_fake_suite(), progress=False, plots=False
+        )
+    assert info.value.argument == "out_dir"
+    with pytest.raises(InputError, match="cannot be created"):
+        harness.run_evaluation(
+            "musique", data, out_dir=blocker / "sub", suite=_fake_suite(), progress=False
+        )
+
+
+@pytest.mark.slow
+def test_tasr_against_flat_topk_at_its_own_budget(data: Path, tmp_path: Path) -> None:
+    report = harness.run_evaluation(
+        "musique",
+        data,
+        out_dir=tmp_path / "out",
+        suite=_fake_suite(),
+        methods=["tasr", "flat_topk_budget_tasr"],
+        sweeps=False,
+        progress=False,
+        plots=False,
+    )
+    assert len(report.records) == 3
+    for record in report.records:
+        tasr, flat = record["methods"]["tasr"], record["methods"]["flat_topk_budget_tasr"]
+        assert set(record["methods"]) == {"tasr", "flat_topk_budget_tasr"}
+        assert flat["budget_tokens"] == tasr["prompt_tokens"] >= flat["prompt_tokens"]
+    overall = report.aggregates["tasr_vs_flat_topk_budget_tasr"]
+    assert overall["n"] == 3
+    assert {k: v["comparison_tasr"]["n"] for k, v in report.aggregates["by_hops"].items()} == {
+        "2": 2,
+        "3": 1,
+    }
+    assert report.aggregates["by_hops"]["2"]["comparison"] is None  # sarg was not run
+    assert "`tasr` against flat top-k at `tasr`'s own prompt-token budget" in report.markdown
+    assert "| hops=2 | 2 |" in report.markdown and "`sarg` against" not in report.markdown
+
+
+@pytest.mark.slow
+def test_budget_baseline_runs_the_method_whose_budget_it_takes(data: Path) -> None:
+    from sarg_integrations.evaluation.datasets import load_dataset
+
+    question = load_dataset("musique", data, limit=1)[0]
+    out = _fake_suite().run(question, ["flat_topk_budget_tasr"])
+    assert list(out) == ["tasr", "flat_topk_budget_tasr"]
+    assert out["flat_topk_budget_tasr"].stats["budget_tokens"] == out["tasr"].prompt_tokens
+
+
+def test_long_context_reorder_puts_best_at_the_ends() -> None:
+    # LangChain's ordering: the two most relevant at the two ends, least in the middle.
+    assert long_context_reorder([1, 2, 3, 4]) == [2, 4, 3, 1]
+    assert long_context_reorder([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
+    assert long_context_reorder([]) == []

@@ -1,0 +1,401 @@
+"""Tests of the rule-based reasoning-triple extractor."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sarg_integrations.errors import ConfigError
+from sarg_integrations.extraction import RuleBasedExtractor, TripleExtractor
+from sarg_integrations.schema import RelationType, SourceDocument, Triple
+
+R = RelationType
+REPO = Path(__file__).resolve().parents[3]
+DEMO = REPO / "sarg_integrations" / "data" / "demo_corpus.jsonl"
+
+
+# ------------------------------------------------------------------ no spaCy needed
+
+
+def test_construction_is_cheap_and_lazy() -> None:
+    code = (
+        "import sys\n"
+        "from sarg_integrations.extraction import RuleBasedExtractor\n"
+        "RuleBasedExtractor()\n"
+        "assert 'spacy' not in sys.modules, 'spaCy was imported eagerly'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_invalid_schema_names_argument_value_and_choices() -> None:
+    with pytest.raises(ConfigError) as info:
+        RuleBasedExtractor(schema="openie")
+    message = str(info.value)
+    assert "schema='openie'" in message
+    assert "reasoning" in message and "generic_spo" in message
+    assert info.value.field == "schema"
+
+
+@pytest.mark.parametrize("bad", [0, -5, 10, "1000", True])
+def test_invalid_max_chars(bad: object) -> None:
+    with pytest.raises(ConfigError, match="max_chars_per_document"):
+        RuleBasedExtractor(max_chars_per_document=bad)  # type: ignore[arg-type]
+
+
+def test_injected_object_without_parser_is_rejected() -> None:
+    class NoParser:
+        pipe_names = ("tagger",)
+
+        def pipe(self, texts):  # pragma: no cover - never called
+            return texts
+
+    with pytest.raises(ConfigError, match="parser"):
+        RuleBasedExtractor(nlp=NoParser())
+
+
+def test_empty_and_whitespace_documents_give_no_triples_without_loading() -> None:
+    extractor = RuleBasedExtractor()
+    assert extractor.extract(SourceDocument("e", "")) == []
+    assert extractor.extract_many([SourceDocument("a", "  \n\t "), SourceDocument("b", "")]) == [
+        [],
+        [],
+    ]
+    assert extractor._nlp is None  # nothing to parse, nothing loaded
+
+
+def test_satisfies_protocol() -> None:
+    assert isinstance(RuleBasedExtractor(), TripleExtractor)
+
+
+def test_chunking_is_sentence_bounded() -> None:
+    from sarg_integrations.extraction.rules import _chunk_spans
+
+    text = "Rain causes floods. " * 50
+    spans = _chunk_spans(text, 100)
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+    assert all(e - s <= 100 for s, e in spans)
+    assert all(text[s:e].endswith(". ") for s, e in spans[:-1])
+    # No sentence end at all: cut at whitespace, never lose characters.
+    words = "word " * 100
+    spans = _chunk_spans(words, 120)
+    assert "".join(words[s:e] for s, e in spans) == words
+
+
+# ------------------------------------------------------------------ spaCy-backed
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RuleBasedExtractor:
+    return RuleBasedExtractor()
+
+
+def triples_of(extractor: RuleBasedExtractor, text: str) -> set[tuple[str, RelationType, str]]:
+    out = extractor.extract(SourceDocument("d", text))
+    return {(t.cause.lower(), t.relation_type, t.effect.lower()) for t in out}
+
+
+CASES = [
+    # causal verbs, active
+    ("Smoking causes lung cancer.", ("smoking", R.CAUSAL, "lung cancer")),
+    ("Persistent inflation led to interest rate hikes.",
+     ("persistent inflation", R.CAUSAL, "interest rate hikes")),
+    ("The sell-off in technology stocks resulted in margin calls.",
+     ("sell-off in technology stocks", R.CAUSAL, "margin calls")),
+    ("The mutation gives rise to Gaucher cells.", ("mutation", R.CAUSAL, "gaucher cells")),
+    ("Higher oil prices triggered a recession.", ("higher oil prices", R.CAUSAL, "recession")),
+    ("Chronic stress contributes to heart disease.",
+     ("chronic stress", R.CAUSAL, "heart disease")),
+    # passive / reversed: the direction is swapped
+    ("Gaucher disease is caused by mutations in the GBA1 gene.",
+     ("mutations in gba1 gene", R.CAUSAL, "gaucher disease")),
+    ("The outage was triggered by a software bug.", ("software bug", R.CAUSAL, "outage")),
+    ("The drought was due to low rainfall.", ("low rainfall", R.CAUSAL, "drought")),
+    ("Anemia results from blood loss.", ("blood loss", R.CAUSAL, "anemia")),
+    # nominal
+    ("Smoking is a major cause of lung cancer.", ("smoking", R.CAUSAL, "lung cancer")),
+    ("The cause of the outage was a software bug.", ("software bug", R.CAUSAL, "outage")),
+    ("Fatigue is a symptom of anemia.", ("anemia", R.CAUSAL, "fatigue")),
+    # connectives
+    ("Stocks fell because of higher yields.", ("higher yields", R.CAUSAL, "stocks fell")),
+    ("Stocks fell because investors feared a recession.",
+     ("investors feared recession", R.CAUSAL, "stocks fell")),
+    ("Due to the storm, the flight was cancelled.", ("storm", R.CAUSAL, "flight cancelled")),
+    ("Inflation rose, so the bank raised rates.",
+     ("inflation rose", R.CAUSAL, "bank raised rates")),
+    ("Inflation rose; therefore, the bank raised rates.",
+     ("inflation rose", R.CAUSAL, "bank raised rates")),
+    ("Heavy rain, which causes flooding, fell overnight.",
+     ("heavy rain", R.CAUSAL, "flooding")),
+    # procedural / requirement: prerequisite -> dependent
+    ("Insulin production requires beta cells.",
+     ("beta cells", R.PROCEDURAL, "insulin production")),
+    ("Insulin production depends on beta cells.",
+     ("beta cells", R.PROCEDURAL, "insulin production")),
+    ("Insulin is needed for glucose uptake.", ("insulin", R.PROCEDURAL, "glucose uptake")),
+    ("Vitamin D is essential for bone growth.",
+     ("vitamin d", R.PROCEDURAL, "bone growth")),
+    # conditional
+    ("If the patient stops the drug, the symptoms return.",
+     ("patient stops drug", R.CONDITIONAL, "symptoms return")),
+    ("When inflation rises, the central bank raises interest rates.",
+     ("inflation rises", R.CONDITIONAL, "central bank raises interest rates")),
+    # temporal
+    ("The earthquake was followed by a tsunami.", ("earthquake", R.TEMPORAL, "tsunami")),
+    ("After the merger closed, the company cut jobs.",
+     ("merger closed", R.TEMPORAL, "company cut jobs")),
+    ("The bank raised rates and then stocks fell.",
+     ("bank raised rates", R.TEMPORAL, "stocks fell")),
+    # enabling / preventing
+    ("The vaccine prevents infection.", ("vaccine", R.PREVENTING, "infection")),
+    ("Exercise reduces blood pressure.", ("exercise", R.PREVENTING, "blood pressure")),
+    ("Aspirin inhibits platelet aggregation.", ("aspirin", R.PREVENTING, "platelet aggregation")),
+    ("Broadband access enables remote work.", ("broadband access", R.ENABLING, "remote work")),
+    # spatial only with accumulation verbs
+    ("Gaucher cells accumulate in the spleen.", ("gaucher cells", R.SPATIAL, "spleen")),
+]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("text", "expected"), CASES, ids=[c[0][:40] for c in CASES])
+def test_cue_families(extractor: RuleBasedExtractor, text: str, expected: tuple) -> None:
+    assert expected in triples_of(extractor, text)
+
+
+@pytest.mark.slow
+def test_passive_swaps_direction(extractor: RuleBasedExtractor) -> None:
+    active = triples_of(extractor, "A software bug caused the outage.")
+    passive = triples_of(extractor, "The outage was caused by a software bug.")
+    assert active == passive == {("software bug", R.CAUSAL, "outage")}
+    [triple] = extractor.extract(SourceDocument("d", "The outage was caused by a software bug."))
+    assert triple.relation == "causes"
+
+
+@pytest.mark.slow
+def test_conjunctions_are_split(extractor: RuleBasedExtractor) -> None:
+    got = triples_of(extractor, "The mutation causes anemia, splenomegaly and bone pain.")
+    assert got == {
+        ("mutation", R.CAUSAL, "anemia"),
+        ("mutation", R.CAUSAL, "splenomegaly"),
+        ("mutation", R.CAUSAL, "bone pain"),
+    }
+
+
+@pytest.mark.slow
+def test_pronoun_subject_resolved_from_previous_sentence(extractor: RuleBasedExtractor) -> None:
+    got = triples_of(extractor, "The drug works well. It blocks the receptor.")
+    assert ("drug", R.PREVENTING, "receptor") in got
+    # A pronoun with no antecedent drops the triple.
+    assert triples_of(extractor, "He caused the accident.") == set()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "spo"),
+    [
+        ("Apple is a company.", ("apple", "is", "company")),
+        ("The patient has a fever.", ("patient", "has", "fever")),
+        ("Obama was born in Hawaii.", ("obama", "is born in", "hawaii")),
+    ],
+)
+def test_attributive_only_in_generic_spo(
+    extractor: RuleBasedExtractor, text: str, spo: tuple[str, str, str]
+) -> None:
+    assert extractor.extract(SourceDocument("d", text)) == []
+    generic = RuleBasedExtractor(schema="generic_spo", nlp=extractor.nlp)
+    got = generic.extract(SourceDocument("d", text))
+    assert {(t.cause.lower(), t.relation, t.effect.lower()) for t in got} == {spo}
+    assert all(t.relation_type is R.GENERIC for t in got)
+
+
+@pytest.mark.slow
+def test_provenance_and_span_round_trip(extractor: RuleBasedExtractor) -> None:
+    text = (
+        "Intro line with no cue.  Mutations in the GBA1 gene cause enzyme deficiency.\n\n"
+        "Nothing here. Enzyme deficiency leads to lipid accumulation."
+    )
+    doc = SourceDocument("doc-7", text)
+    triples = extractor.extract(doc)
+    assert len(triples) == 2
+    for t in triples:
+        assert t.document_id == "doc-7"
+        assert t.sentence_span is not None
+        start, end = t.sentence_span
+        assert text[start:end] == t.sentence
+        assert t.cause.lower().split()[0] in t.sentence.lower()
+
+
+@pytest.mark.slow
+def test_sentence_initial_capitals_are_folded_but_names_kept(extractor: RuleBasedExtractor) -> None:
+    doc = SourceDocument(
+        "d",
+        "Persistent inflation leads to rate hikes. Gaucher cells cause splenomegaly. "
+        "Enzyme loss gives rise to Gaucher cells.",
+    )
+    found = {(t.cause, t.effect) for t in extractor.extract(doc)}
+    assert ("persistent inflation", "rate hikes") in found
+    # "Gaucher" is capitalised mid-sentence too, so it is a name, not a sentence capital.
+    assert ("Gaucher cells", "splenomegaly") in found
+
+
+@pytest.mark.slow
+def test_no_duplicates_within_document(extractor: RuleBasedExtractor) -> None:
+    text = "Smoking causes lung cancer. Smoking causes lung cancer. Smoking causes lung cancer."
+    triples = extractor.extract(SourceDocument("d", text))
+    assert len(triples) == 1
+    keys = [(t.cause, t.relation, t.effect) for t in triples]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.slow
+def test_long_document_is_chunked_with_correct_spans(extractor: RuleBasedExtractor) -> None:
+    sentences = [f"Factor {i} causes outcome {i}. The sky is blue today. " for i in range(5600)]
+    text = "".join(sentences)
+    assert len(text) > 300_000
+    small = RuleBasedExtractor(nlp=extractor.nlp, max_chars_per_document=80_000)
+    triples = small.extract(SourceDocument("big", text))
+    # The small parser misreads some of these synthetic sentences; most must survive.
+    assert len(triples) > 0.6 * 5600
+    assert all(t.relation == "causes" for t in triples)
+    for t in triples:
+        start, end = t.sentence_span  # type: ignore[misc]
+        assert text[start:end] == t.sentence
+        assert t.cause.lower().startswith("factor") and t.effect.startswith("outcome")
+        assert t.cause.lower() in t.sentence.lower() and t.effect in t.sentence
+    # Every chunk was processed, the last one included.
+    assert max(t.sentence_span[1] for t in triples) > len(text) - 200  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_extract_many_matches_extract(extractor: RuleBasedExtractor) -> None:
+    docs = [
+        SourceDocument("a", "Smoking causes lung cancer."),
+        SourceDocument("b", ""),
+        SourceDocument("c", "The vaccine prevents infection."),
+    ]
+    batched = extractor.extract_many(docs)
+    assert batched == [extractor.extract(d) for d in docs]
+    assert batched[1] == []
+
+
+# ------------------------------------------------------------------ demo corpus
+
+
+def normalise(phrase: str) -> str:
+    """Lower-case, drop articles, strip plural -s: the phrase key used to join docs."""
+    words = [w for w in re.findall(r"[\w-]+", phrase.lower()) if w not in ("the", "a", "an")]
+    return " ".join(w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w
+                    for w in words)  # fmt: skip
+
+
+# The two reworded links that the pipeline's entity resolution joins (see demo_corpus.md);
+# here the extractor is tested alone, so they are joined by hand.
+REWORDED = {
+    "deficiency of glucocerebrosidase": "glucocerebrosidase deficiency",
+    "rate hike": "interest rate hike",
+}
+
+
+def demo_graph(extractor: RuleBasedExtractor):  # type: ignore[no-untyped-def]
+    import networkx as nx
+
+    docs = [
+        SourceDocument(rec["id"], rec["text"])
+        for rec in map(json.loads, DEMO.read_text(encoding="utf-8").splitlines())
+    ]
+    graph = nx.DiGraph()
+    triples: list[Triple] = [t for ts in extractor.extract_many(docs) for t in ts]
+    for t in triples:
+        cause, effect = (normalise(p) for p in (t.cause, t.effect))
+        graph.add_edge(REWORDED.get(cause, cause), REWORDED.get(effect, effect), doc=t.document_id)
+    return graph, triples, docs
+
+
+def test_demo_corpus_file_is_well_formed() -> None:
+    records = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    assert 6 <= len(records) <= 10
+    assert len({r["id"] for r in records}) == len(records)
+    assert all(set(r) >= {"id", "title", "text"} and r["text"].strip() for r in records)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "chain",
+    [
+        [
+            "mutation in gba1 gene",
+            "glucocerebrosidase deficiency",
+            "glucocerebroside accumulation",
+            "gaucher cell",
+            "splenomegaly",
+        ],
+        [
+            "persistent inflation",
+            "interest rate hike",
+            "rising bond yield",
+            "fall in technology valuation",
+            "sell-off in technology stock",
+        ],
+    ],
+    ids=["gaucher-forward", "market-backward"],
+)
+def test_demo_corpus_yields_multi_hop_chain(
+    extractor: RuleBasedExtractor, chain: list[str]
+) -> None:
+    graph, _, _ = demo_graph(extractor)
+    for cause, effect in itertools.pairwise(chain):
+        assert graph.has_edge(cause, effect), f"missing edge {cause!r} -> {effect!r}"
+    # Each hop comes from a different document, so the chain spans documents.
+    docs = {graph.edges[c, e]["doc"] for c, e in itertools.pairwise(chain)}
+    assert len(docs) >= 3
+    assert len(chain) - 1 >= 3
+
+
+@pytest.mark.slow
+def test_demo_corpus_distractors_make_no_edges(extractor: RuleBasedExtractor) -> None:
+    graph, triples, _ = demo_graph(extractor)
+    banned = ("1998", "ohio", "austin", "chromosome", "exon", "1882", "branches", "headquartered")
+    for t in triples:
+        text = f"{t.cause} {t.relation} {t.effect}".lower()
+        assert not any(b in text for b in banned), t
+    # Sparse: about one edge per node, as the paper's schema intends.
+    assert graph.number_of_edges() <= 1.5 * graph.number_of_nodes()
+
+
+# ------------------------------------------------------------------ shared data
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_benchmark_runs_on_cnc_dev_sample(shared_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench_extraction.py"),
+            "--datasets",
+            "cnc_dev",
+            "--limit",
+            "40",
+            "--extractors",
+            "rules",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**__import__("os").environ, "SARG_SHARED_DATA": str(shared_data)},
+        check=True,
+    )
+    assert "| rules | cnc_dev |" in result.stdout
+    [row] = json.loads(out.read_text())
+    assert row["sentences"] == 40
+    assert row["predicted"] > 0
+    assert row["relaxed_precision"] > 0.5

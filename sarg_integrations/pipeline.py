@@ -14,6 +14,8 @@ relevance picks; see :mod:`sarg_integrations.evidence`).
 
 from __future__ import annotations
 
+import os
+
 import asyncio
 import time
 from collections.abc import Iterable
@@ -49,9 +51,12 @@ class SARGPipeline:
 
     Args:
         config: Settings; defaults follow the paper (β = 3, K = 3).
-        extractor: A :class:`~sarg_integrations.extraction.TripleExtractor`; default the
-            offline spaCy :class:`~sarg_integrations.extraction.RuleBasedExtractor` with
-            ``config.schema``.
+        extractor: A :class:`~sarg_integrations.extraction.TripleExtractor`, or a name:
+            ``"tagger"`` (the default: the learned span tagger,
+            :class:`~sarg_integrations.extraction.tagger.TaggerExtractor`), ``"rules"``
+            (the spaCy :class:`~sarg_integrations.extraction.RuleBasedExtractor`, also the
+            default for ``schema="generic_spo"``), ``"union"`` (the tagger plus the rules'
+            cues), or the folder of a tagger trained with ``sarg train-extractor``.
         embedder: An :class:`~sarg_integrations.embedding.Embedder`; default the
             embedded all-MiniLM-L6-v2. Wrapped in a cache so each text is encoded once.
         direction_classifier: A
@@ -108,7 +113,7 @@ class SARGPipeline:
         self,
         config: SARGConfig | None = None,
         *,
-        extractor: TripleExtractor | None = None,
+        extractor: TripleExtractor | str | os.PathLike[str] | None = None,
         embedder: Embedder | None = None,
         direction_classifier: DirectionPredictor | None = None,
         keyphrase_extractor: KeyphraseExtractor | None = None,
@@ -124,6 +129,10 @@ class SARGPipeline:
             )
             raise ConfigError(msg, field="config", value=config)
         self.config = config or SARGConfig()
+        if isinstance(extractor, (str, os.PathLike)):
+            from sarg_integrations.extraction.choice import resolve_extractor
+
+            extractor = resolve_extractor(extractor, self.config.schema)
         _require(
             extractor,
             "extract",

@@ -53,3 +53,14 @@ def _real_models_only_in_slow_tests(
             )
 
         monkeypatch.setattr(_models, name, refuse)
+
+    from sarg_integrations.extraction import tagger_model
+
+    def refuse_tagger(*args: object, **kwargs: object) -> None:
+        pytest.fail(
+            f"{request.node.nodeid} loaded the span tagger's encoder without "
+            "@pytest.mark.slow; inject a fake extractor (tests/fakes.py) or mark the test slow",
+            pytrace=False,
+        )
+
+    monkeypatch.setattr(tagger_model, "load_base_encoder", refuse_tagger)

@@ -8,6 +8,8 @@ Examples::
     sarg demo --html gaucher.html --png gaucher.png
     sarg direction "Why did technology stocks sell off?" --json
     sarg train-direction --out my-direction-model/
+    sarg train-extractor --data my_pairs.jsonl --out my-tagger/
+    sarg run -q "Why did yields fall?" -d notes/ --extractor rules
     sarg eval --dataset musique --limit 200 --out benchmarks/results/eval
     sarg --version
 
@@ -22,7 +24,7 @@ import contextlib
 import os
 import sys
 
-from sarg_integrations.cli import direction, run
+from sarg_integrations.cli import direction, extractor, run
 from sarg_integrations.cli.paths import check_path_options
 
 __all__ = ["main"]
@@ -43,6 +45,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     run.add_commands(sub)
     direction.add_commands(sub)
+    extractor.add_commands(sub)
     from sarg_integrations.cli import evaluate  # imports the evaluation harness
 
     evaluate.add_commands(sub)

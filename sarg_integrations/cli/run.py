@@ -67,7 +67,16 @@ def add_commands(sub: Any) -> None:
     out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     _add_config_options(common.add_argument_group("SARG settings (defaults follow the paper)"))
 
-    llm = common.add_argument_group("LLM extraction (instead of the offline rule-based extractor)")
+    offline = common.add_argument_group("offline extraction")
+    offline.add_argument(
+        "--extractor",
+        metavar="NAME|DIR",
+        help=(
+            "the offline triple extractor: tagger (default, the learned span tagger), rules "
+            "(spaCy cue rules), union (tagger + rules), or a folder from `sarg train-extractor`"
+        ),
+    )
+    llm = common.add_argument_group("LLM extraction (instead of the offline extractor)")
     llm.add_argument(
         "--llm",
         metavar="SPEC",
@@ -173,6 +182,12 @@ def _check_llm_options(args: argparse.Namespace) -> None:
     from sarg_integrations.errors import InputError
 
     if getattr(args, "llm", None):
+        if getattr(args, "extractor", None):
+            msg = (
+                f"--extractor {args.extractor} and --llm {args.llm} both choose the extractor; "
+                "drop one of them"
+            )
+            raise InputError(msg, argument="extractor", value=args.extractor)
         return
     for option, value in (("--cache", args.cache), ("--max-concurrency", args.max_concurrency)):
         if value is not None:
@@ -251,6 +266,10 @@ def _execute(
                 pipeline = build_pipeline(config, extractor=extractor, llm=model)
             else:
                 pipeline = build_pipeline(config, extractor=extractor)
+        elif getattr(args, "extractor", None):
+            from sarg_integrations.extraction.choice import resolve_extractor
+
+            pipeline = build_pipeline(config, extractor=resolve_extractor(args.extractor, config.schema))
         else:
             pipeline = build_pipeline(config)
         result = pipeline.run(query, documents)

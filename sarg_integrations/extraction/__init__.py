@@ -19,5 +19,9 @@ __all__ = ["RuleBasedExtractor", "TripleExtractor", "default_extractor"]
 
 
 def default_extractor(config: SARGConfig) -> TripleExtractor:
-    """The extractor a pipeline uses when none is given: the offline rule extractor."""
-    return RuleBasedExtractor(schema=config.schema)
+    """The extractor a pipeline uses when none is given: the learned span tagger
+    (:class:`~sarg_integrations.extraction.tagger.TaggerExtractor`), or the rules for
+    the ``generic_spo`` ablation schema."""
+    from sarg_integrations.extraction.choice import default_extractor as for_schema
+
+    return for_schema(config.schema)

@@ -107,6 +107,8 @@ _TYPE_PATTERNS = tuple(
     for rtype, cues in _TYPE_CUES
 )
 
+_AUXILIARY = re.compile(r"^(?:(?:has|have|had) been|was|were|is|are|be|been|being)\s+")
+
 # Effect-first signals, read forward (cause --relation--> effect).
 _BACKWARD = (
     (re.compile(r"^(?:after|following|since)$"), "precedes"),
@@ -148,8 +150,9 @@ def relation_label(signal: str | None, effect_first: bool) -> str:
         return "causes" if effect_first else "leads to"
     text = re.sub(r"\s+", " ", signal.strip().lower()).strip(" ,;:")
     if effect_first:
+        bare = _AUXILIARY.sub("", text)  # "was caused by" reads as "caused by"
         for pattern, forward in _BACKWARD:
-            if pattern.match(text):
+            if pattern.match(bare):
                 return forward
     return text or "leads to"
 

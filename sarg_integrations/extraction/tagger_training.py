@@ -172,6 +172,7 @@ def train_tagger(
     sentences: Sequence[TaggedSentence],
     out_dir: str | Path,
     *,
+    train_only: Sequence[TaggedSentence] = (),
     held_out_fraction: float = 0.1,
     epochs: int = 3,
     batch_size: int = 16,
@@ -187,6 +188,10 @@ def train_tagger(
     log: Callable[[str], None] | None = None,
 ) -> TrainingReport:
     """Fine-tune the tagger on ``sentences`` and save it into ``out_dir``.
+
+    A ``held_out_fraction`` share of ``sentences`` (whole document groups) picks the best
+    epoch and the span threshold; ``train_only`` sentences (for example template
+    augmentation) are trained on but never used for that selection.
 
     Raises:
         ConfigError: A hyper-parameter is out of range.
@@ -216,8 +221,7 @@ def train_tagger(
     say = log or (lambda _m: None)
     torch.manual_seed(seed)
     train, held = split_by_group(sentences, held_out_fraction, seed) if held_out_fraction else (list(sentences), [])
-    if not held:
-        held = []
+    train += list(train_only)
     encoder, tokenizer = load_base_encoder()
     encoder = get_peft_model(
         encoder,

@@ -167,14 +167,15 @@ def test_documents_that_are_not_a_list_are_an_input_error(documents):
         make().run(QUERY, documents)
 
 
-# -------------------------------------------------------- the real rule extractor (slow)
+# ----------------------------------- the real offline extractors: tagger and rules (slow)
 
 
-@pytest.fixture(scope="module")
-def rules():
-    from sarg_integrations.extraction.rules import RuleBasedExtractor
+@pytest.fixture(scope="module", params=["tagger", "rules"])
+def rules(request):
+    """Each real offline extractor in turn (the learned default, then the rules)."""
+    from sarg_integrations.extraction.choice import resolve_extractor
 
-    extractor = RuleBasedExtractor()
+    extractor = resolve_extractor(request.param)
     extractor.warm_up()
     return extractor
 
@@ -217,10 +218,8 @@ def test_real_extractor_keeps_the_prose_around_an_overlong_sentence(rules):
 
 @pytest.mark.slow
 def test_real_extractor_long_sentence_under_the_cap_is_parsed(rules):
-    from sarg_integrations.extraction.rules import RuleBasedExtractor
-
     text = " ".join(["word"] * 10_000) + "."  # 50 KB
-    uncapped = RuleBasedExtractor(nlp=rules.nlp, max_sentence_chars=None)
+    uncapped = type(rules)(nlp=rules.nlp, max_sentence_chars=None)
     start = time.perf_counter()
     result = run_with({"id": "big", "text": text}, extractor=uncapped)
     assert time.perf_counter() - start < 20

@@ -125,8 +125,9 @@ def test_hostile_corpus_with_fixed_headers_in_every_position():
 
 
 @pytest.mark.slow
-def test_rule_extractor_turns_no_instruction_into_a_chain():
-    assert_safe(pipeline().run(QUERY, CORPUS))
+@pytest.mark.parametrize("extractor", ["tagger", "rules"])
+def test_offline_extractors_turn_no_instruction_into_a_chain(extractor):
+    assert_safe(pipeline(extractor).run(QUERY, CORPUS))
 
 
 def _t(cause, relation, effect, evidence):

@@ -258,6 +258,7 @@ def test_relation_type_for(signal: str, rtype: RelationType) -> None:
 
 def test_relation_label_reads_effect_first_signals_forward() -> None:
     assert relation_label("because of", True) == "causes"
+    assert relation_label("was caused by", True) == "causes"
     assert relation_label("after", True) == "precedes"
     assert relation_label("Pushed  Up", False) == "pushed up"
     assert relation_label(None, True) == "causes"
@@ -322,3 +323,25 @@ def test_union_adds_only_relations_the_primary_missed() -> None:
 def test_relation_type_needs_the_whole_signal_for_bare_to() -> None:
     assert relation_type_for("led to") is RelationType.CAUSAL
     assert relation_type_for("to") is RelationType.PROCEDURAL
+
+
+def test_pipeline_takes_an_extractor_name() -> None:
+    from fakes import FixedKeyphrases, HashingEmbedder
+
+    from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline
+
+    def make(**kwargs):
+        return SARGPipeline(
+            kwargs.pop("config", SARGConfig()),
+            embedder=HashingEmbedder(),
+            keyphrase_extractor=FixedKeyphrases("rain"),
+            direction_classifier=CueWordDirectionClassifier(),
+            **kwargs,
+        )
+
+    assert type(make().extractor).__name__ == "TaggerExtractor"  # the default
+    assert type(make(extractor="rules").extractor).__name__ == "RuleBasedExtractor"
+    ablation = make(config=SARGConfig(schema="generic_spo"))
+    assert type(ablation.extractor).__name__ == "RuleBasedExtractor"
+    with pytest.raises(ConfigError, match="extractor='nope'"):
+        make(extractor="nope")

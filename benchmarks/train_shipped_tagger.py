@@ -47,6 +47,9 @@ CAUSAL_VERBS = (
 )
 PASSIVE = ("was caused by", "was triggered by", "was driven by", "was fuelled by", "was made worse by",
            "was prompted by", "was sparked by", "was slowed by", "was blocked by", "was delayed by")
+MODIFIERS = (" from {n} days to eleven", " by {n} percent", " in {n} towns", " last year",
+             " across the region", " for {n} weeks", " to {n} million", " at the clinic",
+             " from four to {n}", " within {n} months")
 NON_CAUSAL_VERBS = ("visited", "met with", "described", "included", "joined", "praised", "interviewed",
                     "was located near", "was compared with", "discussed", "mentioned", "reported on",
                     "was seen with", "thanked", "resembled", "welcomed", "listed")
@@ -94,10 +97,11 @@ def synthetic_sentences(real: list[TaggedSentence], n: int, seed: int = 0) -> li
         if form < 0.15:  # the same shape with a verb that states no cause: no pair
             text = f"{upper(a)} {rng.choice(NON_CAUSAL_VERBS)} {lower(b)}."
             pairs = []
-        elif form < 0.5:  # cause-first verb
+        elif form < 0.5:  # cause-first verb, the effect often with a measure or a place
             verb = rng.choice(CAUSAL_VERBS)
-            text = f"{upper(a)} {verb} {lower(b)}."
-            pairs = [pair(text, upper(a), f" {verb} ", lower(b))]
+            effect = lower(b) + (rng.choice(MODIFIERS).format(n=rng.randint(2, 90)) if rng.random() < 0.4 else "")
+            text = f"{upper(a)} {verb} {effect}."
+            pairs = [pair(text, upper(a), f" {verb} ", effect)]
         elif form < 0.6:  # passive, effect first
             verb = rng.choice(PASSIVE)
             text = f"{upper(b)} {verb} {lower(a)}."

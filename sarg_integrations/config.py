@@ -54,7 +54,9 @@ class Setting:
     metavar: str | None = None
 
 
-_OPTIONAL = frozenset({"max_entry_nodes", "evidence_fill", "direction", "deadline_seconds"})
+_OPTIONAL = frozenset(
+    {"max_entry_nodes", "evidence_fill", "evidence_budget", "direction", "deadline_seconds"}
+)
 """The fields for which ``None`` is a valid value (it means "no limit" / "not set")."""
 
 
@@ -102,7 +104,16 @@ class SARGConfig:
             most similar to the query first, then documents that mention or are
             mentioned by those already picked; see :mod:`sarg_integrations.evidence`);
             on fallback the evidence is those ``n`` documents instead of all of them.
-            Applies to both strategies.
+            Applies to both strategies, and takes precedence over ``evidence_budget``.
+        evidence_budget: The default evidence policy. When the kept chains cover the
+            question (a chain document is about as similar to the query as the most
+            similar retrieved document, :func:`~sarg_integrations.evidence.chains_cover_query`),
+            the evidence is the chain documents alone. Otherwise (no chains, fallback, or
+            chains through side documents) it is topped up by bridge-guided relevance
+            while the evidence stays within this share of the retrieved words; on
+            fallback those documents replace the whole context. ``None``: the paper's
+            evidence (chain documents only; every document on fallback), as in
+            :meth:`paper`. The TaSR strategy keeps its own hop-by-hop selection.
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:
             no deadline). Documents not extracted when it passes are listed in
             ``SARGResult.skipped_documents`` with the reason, and the run continues with
@@ -185,6 +196,16 @@ class SARGConfig:
         option="--evidence-fill",
         metavar="N",
     )
+    evidence_budget: float | None = _setting(
+        0.5,
+        "core",
+        "when the chains do not cover the question, top the evidence up by bridge-guided "
+        "relevance to at most SHARE of the retrieved words (in [0, 1]); ignored with "
+        "--evidence-fill",
+        low=0.0,
+        option="--evidence-budget",
+        metavar="SHARE",
+    )
     deadline_seconds: float | None = _setting(
         None,
         "runtime",
@@ -257,6 +278,20 @@ class SARGConfig:
             seconds = check_deadline("deadline_seconds", self.deadline_seconds)
             object.__setattr__(self, "deadline_seconds", seconds)
 
+    @classmethod
+    def paper(cls, **changes: Any) -> SARGConfig:
+        """The SARG paper's setting, for reproduction: its evidence ``D_P`` exactly.
+
+        The prompt's evidence is the documents behind the kept chains, and every
+        retrieved document on fallback (no budget, no fill); the other defaults already
+        follow the paper (β = 3, K = 3, τ = 0.5).
+
+        Example:
+            >>> SARGConfig.paper().evidence_budget is None
+            True
+        """
+        return cls(**{"evidence_budget": None, "evidence_fill": None, **changes})
+
     def replace(self, **changes: Any) -> SARGConfig:
         """Return a copy with ``changes`` applied (and validated).
 
@@ -294,7 +329,8 @@ class SARGConfig:
             or not isinstance(value, (int, float))
             or not (low <= value <= 1.0)
         ):
-            msg = f"{name}={value!r} must be a number between {low} and 1.0 (a cosine similarity)"
+            what = " (a share of the retrieved words)" if name == "evidence_budget" else " (a cosine similarity)"
+            msg = f"{name}={value!r} must be a number between {low} and 1.0{what}"
             raise ConfigError(msg, field=name, value=value)
 
     def _check_choice(self, name: str, choices: tuple[str, ...]) -> None:

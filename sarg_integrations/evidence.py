@@ -21,6 +21,11 @@ document-level bridge graph and use it to pick documents:
 * :func:`bridge_guided_selection`: start from the document most similar to the query;
   each next pick is the most similar document linked to one already picked, or, when
   none is linked, the most similar one left.
+* :func:`documents_linked_by_triples`: documents whose triples name what the chain
+  documents' triples name, though the graph did not merge the two nodes ("smaller wheat
+  harvest" / "wheat harvest in the northern provinces"): the links a chain missed.
+* :func:`chains_cover_query`: whether the chain evidence already holds what the question
+  is about (the default, ``evidence_budget``, fills only when it does not).
 
 Everything here is pure and deterministic (ties go to the earlier document).
 """
@@ -31,7 +36,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sarg_integrations.schema import EvidencePassage, ReasoningChain, SourceDocument
+from sarg_integrations.schema import EvidencePassage, ReasoningChain, SourceDocument, Triple
 
 if TYPE_CHECKING:
     from sarg_integrations.config import SARGConfig
@@ -43,10 +48,15 @@ __all__ = [
     "bridge_guided_selection",
     "bridge_links",
     "chain_evidence",
+    "chains_cover_query",
     "compile_evidence",
+    "documents_linked_by_triples",
     "document_topic",
     "fill_evidence",
 ]
+
+COVERAGE_MARGIN = 0.05
+"""Chains cover the question when their best document is this close (cosine) to the best one."""
 
 MAX_TOPIC_WORDS = 8
 """Topics longer than this many words are ignored (a sentence, not a name)."""
@@ -187,8 +197,21 @@ def compile_evidence(
     template: PromptTemplate,
     query_vector: Any = None,
     stats: dict[str, Any] | None = None,
+    triples: Sequence[Triple] = (),
 ) -> tuple[list[EvidencePassage], str]:
     """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
+
+    Three policies, by config (first match wins):
+
+    * ``evidence_fill=n``: the chain evidence plus ``n`` documents by bridge-guided
+      relevance (on fallback: those ``n`` alone).
+    * ``evidence_budget=b`` (the default, SARG strategy only): the chain evidence, then the documents
+      linked to it by near-miss triples (:func:`documents_linked_by_triples`). When
+      these cover the question (:func:`chains_cover_query`) that is all; otherwise the
+      evidence is topped up by bridge-guided relevance while it stays within ``b`` of
+      the retrieved words (on fallback: those documents alone).
+    * neither (``SARGConfig.paper()``): the paper's ``D_P``, the chain evidence alone,
+      and every document on fallback.
 
     Args:
         query: The user's question.
@@ -196,35 +219,184 @@ def compile_evidence(
         chains: The kept chains (ignored on fallback).
         fallback_reason: ``None`` to compile the chains; otherwise the prompt holds the
             flat context (every non-empty document, or the filled ones).
-        config: ``evidence`` (whole documents or cited sentences) and ``evidence_fill``.
+        config: ``evidence`` (whole documents or cited sentences), ``evidence_fill`` and
+            ``evidence_budget``.
         embedder: Embeds the query and the candidates of the fill.
         template: The prompt texts.
         query_vector: The query's embedding, shape (1, d), if already computed; only
             the fill needs it.
-        stats: Receives ``evidence_filled`` and ``evidence_bridged`` when filling.
+        stats: Receives ``evidence_filled``, ``evidence_bridged`` and, under a budget,
+            ``evidence_linked``, ``evidence_covered`` (the chains covered the question)
+            and ``evidence_budget_words``.
+        triples: Every extracted triple (for the near-miss links of the budget policy).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
-    fill = config.evidence_fill is not None
-    if fill and query_vector is None:
-        query_vector = embedder.embed([query])
     stats = {} if stats is None else stats
-    if fallback_reason is None:
-        evidence = chain_evidence(documents, chains, sentences=config.evidence == "sentences")
-        if fill:
+    count = config.evidence_fill
+    # TaSR selects its evidence hop by hop (θ); the budget is the SARG graph's policy.
+    budget = config.evidence_budget if count is None and config.strategy == "sarg" else None
+    if (count is not None or budget is not None) and query_vector is None:
+        query_vector = embedder.embed([query])
+    evidence = (
+        chain_evidence(documents, chains, sentences=config.evidence == "sentences")
+        if fallback_reason is None
+        else []
+    )
+    if count is not None:
+        evidence += fill_evidence(documents, evidence, count, embedder, query_vector, stats)
+    elif budget is not None:
+        if evidence:
+            evidence += linked_evidence(documents, evidence, triples)
+        stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
+        relevance = document_relevance(documents, embedder, query_vector)
+        covered = fallback_reason is None and chains_cover_query(evidence, relevance)
+        stats["evidence_covered"] = covered
+        if not covered:
+            words = round(budget * sum(_word_count(d.text) for d in documents))
+            stats["evidence_budget_words"] = words
             evidence += fill_evidence(
-                documents, evidence, config.evidence_fill or 0, embedder, query_vector, stats
+                documents, evidence, None, embedder, query_vector, stats,
+                budget_words=words, relevance=relevance,
             )
-        return evidence, compile_prompt(query, chains, evidence, template)
-    if fill:
-        evidence = fill_evidence(
-            documents, [], config.evidence_fill or 0, embedder, query_vector, stats
-        )
-    else:
+    elif fallback_reason is not None:
         evidence = [
             EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in documents if d.text.strip()
         ]
+    if fallback_reason is None:
+        return evidence, compile_prompt(query, chains, evidence, template)
     return evidence, compile_flat_prompt(query, evidence, template)
+
+
+_STOP = frozenset(
+    "a an the of in on at to for from by with and or but as into over under than that this "
+    "these those its their his her our your it they he she we i be is are was were been being "
+    "has have had do does did not no more most less least very much many some any all each".split()
+)
+
+
+def node_words(name: str) -> frozenset[str]:
+    """Content words of a node name: lower-cased, stop words out, a plural ``s`` dropped.
+
+    Example:
+        >>> sorted(node_words("the wheat harvests in the northern provinces"))
+        ['harvest', 'northern', 'province', 'wheat']
+    """
+    words = (w.lower() for w in _WORD.findall(name))
+    return frozenset(
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in words
+        if w not in _STOP and not w.isdigit()
+    )
+
+
+def _touch(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two node names name the same thing loosely: two content words in common."""
+    return len(a & b) >= 2
+
+
+def documents_linked_by_triples(
+    chain_document_ids: Sequence[str], triples: Sequence[Triple], rounds: int = 2
+) -> list[str]:
+    """Documents whose triples name what the chain documents' triples name.
+
+    The graph merges two nodes only when they are nearly the same phrase, so a story
+    told across documents can break where one document says "the smaller wheat harvest"
+    and another "the wheat harvest in the northern provinces". A document is linked
+    when one of its triples' causes or effects shares two content words
+    (:func:`node_words`) with a cause or effect of a triple already in the evidence;
+    ``rounds`` repeats that from the newly linked documents. Documents without
+    triples (attributive distractors) are never linked.
+
+    Returns:
+        The linked document ids, by round, then in the order of ``triples``.
+
+    Example:
+        >>> t = [Triple("drought", "shrank", "wheat harvest in the provinces", document_id="a"),
+        ...      Triple("smaller wheat harvest", "pushed up", "flour prices", document_id="b"),
+        ...      Triple("flour prices", "forced", "bread price rise", document_id="c"),
+        ...      Triple("museum", "opened", "new wing", document_id="d")]
+        >>> documents_linked_by_triples(["a"], t)
+        ['b', 'c']
+    """
+    taken = set(chain_document_ids)
+    frontier = [
+        node_words(name) for t in triples if t.document_id in taken for name in (t.cause, t.effect)
+    ]
+    linked: list[str] = []
+    for _ in range(rounds):
+        found: list[str] = []
+        for t in triples:
+            if t.document_id in taken or t.document_id in found:
+                continue
+            names = (node_words(t.cause), node_words(t.effect))
+            if any(_touch(a, b) for a in names for b in frontier):
+                found.append(t.document_id)
+        if not found:
+            break
+        linked += found
+        taken.update(found)
+        frontier = [
+            node_words(name) for t in triples if t.document_id in found for name in (t.cause, t.effect)
+        ]
+    return linked
+
+
+def linked_evidence(
+    documents: Sequence[SourceDocument], evidence: Sequence[EvidencePassage], triples: Sequence[Triple]
+) -> list[EvidencePassage]:
+    """Passages (``selected_by="linked"``) of :func:`documents_linked_by_triples`."""
+    by_id = {d.id: d for d in documents}
+    ids = documents_linked_by_triples([p.document_id for p in evidence], triples)
+    return [
+        EvidencePassage(doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by="linked")
+        for doc_id in ids
+        if doc_id in by_id and by_id[doc_id].text.strip()
+    ]
+
+
+def _word_count(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def document_relevance(
+    documents: Sequence[SourceDocument], embedder: Embedder, query_vector: Any
+) -> dict[str, float]:
+    """Document id → cosine of its text with ``query_vector`` (empty texts: -1)."""
+    from sarg_integrations.embedding import cosine_matrix
+
+    texts = [d for d in documents if d.text.strip()]
+    relevance = {d.id: -1.0 for d in documents}
+    if texts:
+        vectors = embedder.embed([d.text for d in texts])
+        relevance.update(zip((d.id for d in texts), cosine_matrix(vectors, query_vector)[:, 0].tolist()))
+    return relevance
+
+
+def chains_cover_query(
+    evidence: Sequence[EvidencePassage],
+    relevance: Mapping[str, float],
+    margin: float = COVERAGE_MARGIN,
+) -> bool:
+    """Whether the chain evidence holds what the question is about.
+
+    True when some chain (or linked) document is within ``margin`` (cosine) of the retrieved
+    document most similar to the query: the chains then run through the question's
+    own topic, and more documents would mostly add distractors. False when there is no
+    chain evidence, or the chains run through side documents (as reasoning-schema
+    chains on factoid questions often do), so the evidence should be topped up.
+
+    Example:
+        >>> chain = [EvidencePassage("a", "...", (1,))]
+        >>> chains_cover_query(chain, {"a": 0.62, "b": 0.65})
+        True
+        >>> chains_cover_query(chain, {"a": 0.30, "b": 0.65})
+        False
+    """
+    cited = [relevance.get(p.document_id, -1.0) for p in evidence if p.selected_by in ("chain", "linked")]
+    if not cited or not relevance:
+        return False
+    return max(cited) >= max(relevance.values()) - margin
 
 
 def chain_evidence(
@@ -266,34 +438,49 @@ def chain_evidence(
 def fill_evidence(
     documents: Sequence[SourceDocument],
     already: Sequence[EvidencePassage],
-    count: int,
+    count: int | None,
     embedder: Embedder,
     query_vector: Any,
     stats: dict[str, Any],
+    *,
+    budget_words: int | None = None,
+    relevance: Mapping[str, float] | None = None,
 ) -> list[EvidencePassage]:
-    """``count`` more documents not in ``already``, by bridge-guided relevance.
+    """More documents not in ``already``, by bridge-guided relevance.
 
-    Relevance is the cosine of each candidate with ``query_vector``; the picks follow
-    :func:`bridge_guided_selection`. Each passage says whether it was reached over a
-    bridge (``selected_by="bridge"``) or by relevance alone. Adds ``evidence_filled``
-    and ``evidence_bridged`` to ``stats``.
+    Relevance is the cosine of each candidate with ``query_vector`` (or ``relevance``
+    when given); the picks follow :func:`bridge_guided_selection`. ``count`` caps the
+    number of picks; ``budget_words`` caps the words of ``already`` plus the picks (a
+    document that would overflow it is passed over and the next one tried). Each
+    passage says whether it was reached over a bridge (``selected_by="bridge"``) or by
+    relevance alone. Adds ``evidence_filled`` and ``evidence_bridged`` to ``stats``.
     """
-    from sarg_integrations.embedding import cosine_matrix
-
     taken = {p.document_id for p in already}
     candidates = [d for d in documents if d.text.strip() and d.id not in taken]
+    stats.setdefault("evidence_filled", 0)
+    stats.setdefault("evidence_bridged", 0)
     if not candidates:
         return []
-    vectors = embedder.embed([d.text for d in candidates])
-    relevance = dict(
-        zip((d.id for d in candidates), cosine_matrix(vectors, query_vector)[:, 0].tolist())
-    )
+    if relevance is None:
+        relevance = document_relevance(candidates, embedder, query_vector)
     links = bridge_links(candidates)
-    picked = bridge_guided_selection([d.id for d in candidates], relevance, links, count)
+    order = bridge_guided_selection(
+        [d.id for d in candidates], relevance, links, len(candidates) if count is None else count
+    )
+    if budget_words is not None:
+        by_id = {d.id: d for d in candidates}
+        used = sum(_word_count(p.text) for p in already)
+        fitting = []
+        for doc_id in order:
+            words = _word_count(by_id[doc_id].text)
+            if used + words <= budget_words or not fitting:
+                fitting.append(doc_id)
+                used += words
+        order = fitting
     by_id = {d.id: d for d in candidates}
     passages = []
-    for i, doc_id in enumerate(picked):
-        bridged = any(doc_id in links[earlier] for earlier in picked[:i])
+    for i, doc_id in enumerate(order):
+        bridged = any(doc_id in links[earlier] for earlier in order[:i])
         doc = by_id[doc_id]
         passages.append(
             EvidencePassage(

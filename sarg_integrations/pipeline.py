@@ -315,6 +315,7 @@ class SARGPipeline:
                 template=self.prompt_template,
                 query_vector=found.query_vector,
                 stats=ctx.stats,
+                triples=triples,
             )
             summary.update(
                 fallback_reason=found.fallback_reason,

@@ -66,6 +66,13 @@ def add_eval_arguments(
         help="the first N questions (esc: the first N documents)",
     )
     parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        metavar="N",
+        help="skip the first N questions (evaluate on questions a setting was not tuned on)",
+    )
+    parser.add_argument(
         "--extractor",
         default=None,
         metavar="NAME|DIR",
@@ -132,6 +139,7 @@ def cli_eval(args: argparse.Namespace) -> int:
         args.dataset,
         args.data,
         limit=args.limit,
+        offset=args.offset,
         seed=args.seed,
         shuffle_distractors=args.shuffle_distractors,
         llm=args.llm,

@@ -98,15 +98,18 @@ def load_dataset(
     path: str | os.PathLike[str] | None = None,
     *,
     limit: int | None = None,
+    offset: int = 0,
     shuffle_distractors: bool = False,
     seed: int = 0,
 ) -> list[EvalQuestion]:
-    """Load the first ``limit`` questions of ``dataset``.
+    """Load ``limit`` questions of ``dataset``, after skipping the first ``offset``.
 
     Args:
         dataset: ``"hotpotqa"``, ``"musique"`` or ``"2wiki"``.
         path: The data file; default :func:`default_data_path`.
-        limit: Keep the first ``limit`` questions (``None``: all).
+        limit: Keep ``limit`` questions (``None``: all).
+        offset: Skip this many questions first (evaluate on questions a setting was
+            not tuned on, e.g. ``offset=200``).
         shuffle_distractors: Shuffle each question's paragraph order (ids kept),
             deterministically from ``seed`` and the question id.
         seed: The shuffle seed.
@@ -118,6 +121,9 @@ def load_dataset(
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         msg = f"limit={limit!r} must be a positive integer or None (all questions)"
         raise InputError(msg, argument="limit", value=limit)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        msg = f"offset={offset!r} must be a non-negative integer (questions to skip)"
+        raise InputError(msg, argument="offset", value=offset)
     file = Path(path) if path is not None else default_data_path(dataset)
     if not file.is_file():
         hint = (
@@ -130,6 +136,8 @@ def load_dataset(
     parse = {"hotpotqa": _hotpotqa, "musique": _musique, "2wiki": _twowiki}[dataset]
     questions = []
     for index, row in enumerate(_rows(file, dataset)):
+        if index < offset:
+            continue
         if limit is not None and len(questions) >= limit:
             break
         try:

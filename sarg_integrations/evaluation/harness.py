@@ -413,7 +413,7 @@ def markdown_report(
     lines = [
         f"### {dataset}: {aggregates['n_questions']} questions",
         "",
-        f"Settings: `{json.dumps({k: settings[k] for k in ('limit', 'seed', 'shuffle_distractors', 'flat_top_k', 'sweep_limit', 'llm') if k in settings})}`",  # noqa: E501
+        f"Settings: `{json.dumps({k: settings[k] for k in ('limit', 'offset', 'seed', 'shuffle_distractors', 'flat_top_k', 'sweep_limit', 'llm') if k in settings})}`",  # noqa: E501
         "",
         "Supp. R/P: supporting-paragraph recall/precision of the paragraphs in the prompt (%); "
         "Ans. R: gold answer string in the prompt's evidence (%); tokens: estimated prompt tokens "
@@ -577,6 +577,7 @@ def run_evaluation(
     data: str | os.PathLike[str] | None = None,
     *,
     limit: int | None = None,
+    offset: int = 0,
     seed: int = 0,
     shuffle_distractors: bool = False,
     llm: Any = None,
@@ -598,7 +599,8 @@ def run_evaluation(
         dataset: ``"hotpotqa"``, ``"musique"`` or ``"2wiki"``.
         data: The data file; default the shared data folder (see
             :func:`~sarg_integrations.evaluation.default_data_path`).
-        limit: Evaluate the first ``limit`` questions.
+        limit: Evaluate ``limit`` questions.
+        offset: Skip the first ``offset`` questions (held-out evaluation).
         seed: Seed of the distractor shuffle.
         shuffle_distractors: Shuffle each question's paragraph order.
         llm: A model to answer the prompts (a ``PROVIDER:MODEL`` spec, a LangChain or
@@ -628,7 +630,7 @@ def run_evaluation(
         msg = f"sweep_limit={sweep_limit!r} must be a non-negative integer or None"
         raise InputError(msg, argument="sweep_limit", value=sweep_limit)
     questions = load_dataset(
-        dataset, data, limit=limit, shuffle_distractors=shuffle_distractors, seed=seed
+        dataset, data, limit=limit, offset=offset, shuffle_distractors=shuffle_distractors, seed=seed
     )
     methods = list(methods or BASE_METHODS)
     unknown = [m for m in methods if m not in (*BASE_METHODS, *TASR_METHODS)]
@@ -645,6 +647,7 @@ def run_evaluation(
         "dataset": dataset,
         "data": str(data) if data is not None else None,
         "limit": limit,
+        **({"offset": offset} if offset else {}),  # records of earlier runs stay resumable
         "seed": seed,
         "shuffle_distractors": shuffle_distractors,
         "methods": methods,

@@ -22,6 +22,9 @@ times. Methods (names as they appear in records and tables):
 * ``sarg_fill``: SARG with ``evidence_fill`` (default 4): the chain evidence plus
   documents chosen by bridge-guided relevance (:mod:`sarg_integrations.evidence`).
 * ``flat_topk_budget_fill``: flat top-k at ``sarg_fill``'s prompt-token budget.
+* ``sarg_paper``: SARG with the paper's evidence (``SARGConfig.paper()``: the chain
+  documents only, every document on fallback); ``sarg`` is the package default
+  (``evidence_budget``). ``flat_topk_budget_paper``: flat top-k at its budget.
 * :data:`TASR_METHODS` (optional, run when named): ``tasr``, the TaSR-RAG strategy
   (offline rule decomposer and typer, generic SPO triples, α = 0.5, two-level
   taxonomy); ``tasr_semantic`` / ``tasr_structural``, its matching ablation (α = 1 / 0,
@@ -83,6 +86,8 @@ BASE_METHODS = (
     "sarg_flat_evidence",
     "sarg_fill",
     "flat_topk_budget_fill",
+    "sarg_paper",
+    "flat_topk_budget_paper",
 )
 TASR_METHODS = (
     "tasr",
@@ -97,6 +102,7 @@ BUDGET_BASELINES = {
     "flat_topk_budget": "sarg",
     "flat_topk_budget_fill": "sarg_fill",
     "flat_topk_budget_tasr": "tasr",
+    "flat_topk_budget_paper": "sarg_paper",
 }
 """Same-budget baseline → the method whose prompt-token count is its budget."""
 _TASR_VARIANTS = {
@@ -353,6 +359,8 @@ class MethodSuite:
                 cfg = cfg.replace(top_k=int(name.removeprefix("sarg_topk")))
             elif name == "sarg_fill":
                 cfg = cfg.replace(evidence_fill=self.evidence_fill)
+            elif name == "sarg_paper":
+                cfg = cfg.replace(evidence_budget=None, evidence_fill=None)
             elif name in _TASR_VARIANTS:
                 self._pipelines[name] = self._tasr_pipeline(name)
                 return self._pipelines[name]

@@ -57,7 +57,8 @@ class AdapterContract(abc.ABC):
         assert self.run(QUERY, settings).chains_text == expected_outcome(core_result(**settings)).chains_text
 
     @pytest.mark.parametrize(
-        "settings", [{}, {"top_k": 1}, {"evidence": "sentences"}, {"evidence_fill": 1}]
+        "settings",
+        [{}, {"top_k": 1}, {"evidence": "sentences"}, {"evidence_fill": 1}, {"evidence_budget": None}],
     )
     def test_same_evidence_in_the_same_order(self, settings: dict[str, Any]) -> None:
         """Troubleshooting: build evidence from ``result.evidence`` in order, not from the input."""
@@ -65,17 +66,25 @@ class AdapterContract(abc.ABC):
         assert got.evidence == want.evidence
         assert got.chain_ids == want.chain_ids
 
-    @pytest.mark.parametrize("settings", [{}, {"evidence": "sentences"}, {"evidence_fill": 2}])
+    @pytest.mark.parametrize(
+        "settings", [{}, {"evidence": "sentences"}, {"evidence_fill": 2}, {"evidence_budget": None}]
+    )
     def test_the_llm_receives_the_core_prompt(self, settings: dict[str, Any]) -> None:
         """Troubleshooting: send ``result.prompt`` unchanged; do not re-template it."""
         assert self.run(QUERY, settings).prompt == core_result(**settings).prompt
 
-    def test_fallback_hands_on_every_document(self) -> None:
-        """Troubleshooting: on fallback return all (non-empty) inputs and no chains document."""
-        got = self.run(FALLBACK_QUERY, {})
-        want = expected_outcome(core_result(FALLBACK_QUERY))
+    def test_paper_fallback_hands_on_every_document(self) -> None:
+        """Troubleshooting: with ``evidence_budget=None`` (the paper) return all (non-empty) inputs on fallback."""
+        got = self.run(FALLBACK_QUERY, {"evidence_budget": None})
+        want = expected_outcome(core_result(FALLBACK_QUERY, evidence_budget=None))
         assert got == want
         assert [doc_id for doc_id, _ in got.evidence] == [d["id"] for d in CORPUS]
+
+    def test_default_fallback_hands_on_the_budgeted_documents(self) -> None:
+        """Troubleshooting: by default the fallback is ``result.evidence`` (within the word budget), not every input."""
+        got = self.run(FALLBACK_QUERY, {})
+        want = expected_outcome(core_result(FALLBACK_QUERY))
+        assert got == want and 0 < len(got.evidence) < len(CORPUS)
 
     def test_filled_fallback_hands_on_the_filled_documents(self) -> None:
         """Troubleshooting: with ``evidence_fill`` the fallback is ``result.evidence``, not every input."""

@@ -139,9 +139,9 @@ def test_transform_documents_interface() -> None:
         sarg.transform_documents(docs)
 
 
-def test_fallback_returns_copies_of_every_document() -> None:
+def test_paper_fallback_returns_copies_of_every_document() -> None:
     docs = documents()
-    out = transformer().invoke({"query": FALLBACK_QUERY, "documents": docs})
+    out = transformer(evidence_budget=None).invoke({"query": FALLBACK_QUERY, "documents": docs})
     assert [d.id for d in out] == [d.id for d in docs]  # no chains document, nothing lost
     assert all(d.metadata["sarg"]["fallback"] for d in out)
     assert "backward" in out[0].metadata["sarg"]["fallback_reason"]

@@ -156,8 +156,8 @@ def test_postprocessor_requires_a_query_and_handles_empty_input() -> None:
         postprocessor().postprocess_nodes([TextNode(text="x")], query_str=QUERY)  # type: ignore[list-item]
 
 
-def test_postprocessor_fallback_returns_copies_of_every_node() -> None:
-    out = postprocessor().postprocess_nodes(nodes(), query_str=FALLBACK_QUERY)
+def test_postprocessor_paper_fallback_returns_copies_of_every_node() -> None:
+    out = postprocessor(evidence_budget=None).postprocess_nodes(nodes(), query_str=FALLBACK_QUERY)
     assert [n.node.node_id for n in out] == [d["id"] for d in CORPUS]
     assert all(n.node.metadata["sarg"]["fallback"] for n in out)
 

@@ -168,8 +168,8 @@ def make(config):
     )
 
 
-def test_default_evidence_is_the_chain_documents_only():
-    result = make(SARGConfig(similarity_threshold=0.6)).run("What does heavy rain cause?", STORY)
+def test_paper_evidence_is_the_chain_documents_only():
+    result = make(SARGConfig.paper(similarity_threshold=0.6)).run("What does heavy rain cause?", STORY)
     assert [p.document_id for p in result.evidence] == ["d1", "d2"]
     assert {p.selected_by for p in result.evidence} == {"chain"}
     assert "evidence_filled" not in result.stats
@@ -232,3 +232,78 @@ def test_fill_larger_than_the_documents_takes_them_all_once():
 def test_bad_fill_is_a_config_error(value):
     with pytest.raises(ConfigError, match="evidence_fill"):
         SARGConfig(evidence_fill=value)
+
+
+# ------------------------------------------------------------------ the default: a budget
+
+
+def words_of(passages) -> int:
+    return sum(len(re.findall(r"\w+", p.text)) for p in passages)
+
+
+def test_default_on_a_causal_story_holds_the_chain_documents_and_no_distractor():
+    docs = [
+        {"id": "d1", "text": "Heavy rain causes river flooding."},
+        {"id": "d2", "text": "River flooding leads to crop damage."},
+        {"id": "d3", "text": "The museum opened in 1901 and has a garden."},
+        {"id": "d4", "text": "The town hall has twelve rooms and a clock tower."},
+    ]
+    result = make(SARGConfig(similarity_threshold=0.6)).run("What does heavy rain cause?", docs)
+    assert not result.used_fallback
+    assert [(p.document_id, p.selected_by) for p in result.evidence] == [
+        ("d1", "chain"),
+        ("d2", "chain"),
+    ]
+    assert result.stats["evidence_covered"] is True
+    assert "museum" not in result.prompt and "town hall" not in result.prompt
+
+
+def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget():
+    docs = [
+        {"id": "q1", "text": "Heavy rain fell on Oakridge Farm in May."},
+        {"id": "q2", "text": "Heavy rain and heavy wind in May across the coast."},
+        {"id": "q3", "text": "Heavy rain in April was heavier than usual in the hills."},
+        {"id": "b1", "text": "Oakridge Farm is owned by the Miller family."},
+        {"id": "x1", "text": "The museum opened in 1901 and has a small garden."},
+        {"id": "x2", "text": "A ferry crosses the lake twice a day in summer."},
+    ]
+    cfg = SARGConfig(similarity_threshold=0.99, evidence_budget=0.4)
+    result = make(cfg).run("Who owns the farm where heavy rain fell in May?", docs)
+    assert result.used_fallback
+    picked = [(p.document_id, p.selected_by) for p in result.evidence]
+    assert picked[:2] == [("q1", "relevance"), ("b1", "bridge")]
+    total = sum(len(re.findall(r"\w+", d["text"])) for d in docs)
+    assert words_of(result.evidence) <= 0.4 * total == pytest.approx(result.stats["evidence_budget_words"], abs=1)
+    assert result.stats["evidence_covered"] is False
+
+
+def test_default_tops_up_chains_that_run_through_side_documents():
+    # The chain (rain → flooding) is real but the question is about the farm's owner:
+    # the most similar document is not a chain document, so the evidence is topped up.
+    docs = [
+        {"id": "c1", "text": "Heavy rain causes river flooding."},
+        {"id": "f1", "text": "Oakridge Farm is owned by the Miller family since 1950."},
+        {"id": "f2", "text": "The Miller family farm Oakridge Farm grows wheat."},
+        {"id": "x1", "text": "The museum opened in 1901 and has a small garden."},
+    ]
+    result = make(SARGConfig(similarity_threshold=0.0)).run("Who owns Oakridge Farm, the Miller farm?", docs)
+    assert not result.used_fallback and result.chains
+    ids = [p.document_id for p in result.evidence]
+    assert ids[0] == "c1" and len(ids) >= 2 and set(ids[1:]) <= {"f1", "f2"}  # never the museum
+    assert result.stats["evidence_covered"] is False
+    assert {p.selected_by for p in result.evidence[1:]} <= {"bridge", "relevance"}
+
+
+def test_paper_setting_keeps_the_papers_evidence():
+    docs = [{"id": f"n{i}", "text": f"Note number {i} about the museum."} for i in range(6)]
+    result = make(SARGConfig.paper(similarity_threshold=0.6)).run("When did the museum open?", docs)
+    assert result.used_fallback and len(result.evidence) == 6
+    assert "evidence_covered" not in result.stats
+    chained = make(SARGConfig.paper(similarity_threshold=0.6)).run("What does heavy rain cause?", STORY)
+    assert [p.document_id for p in chained.evidence] == ["d1", "d2"]
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, True, "0.5"])
+def test_bad_budget_is_a_config_error(value):
+    with pytest.raises(ConfigError, match="evidence_budget"):
+        SARGConfig(evidence_budget=value)

@@ -173,7 +173,9 @@ def test_nothing_extracted_in_time_falls_back_to_the_flat_context(gate: threadin
     documents = [{"id": f"h{i}", "text": f"HANG number {i} causes nothing."} for i in range(3)]
     result = make_pipeline(HangingExtractor(gate)).run(QUERY, documents, deadline=0.3)
     assert result.fallback_reason == NO_TRIPLES
-    assert [p.document_id for p in result.evidence] == ["h0", "h1", "h2"]
+    # The default fallback: the most relevant documents within the word budget.
+    assert result.evidence and {p.document_id for p in result.evidence} <= {"h0", "h1", "h2"}
+    assert {p.selected_by for p in result.evidence} <= {"relevance", "bridge"}
     assert [s.document_id for s in result.skipped_documents] == ["h0", "h1", "h2"]
     assert result.stats["documents_past_deadline"] == 3
     assert_nothing_lost(result, documents)

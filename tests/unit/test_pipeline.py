@@ -79,7 +79,7 @@ def test_embeddings_are_reused_across_runs():
 
 def test_fallback_when_no_triples_keeps_the_flat_context():
     docs = ["Bakers like bread.", "The museum opened in 1901."]
-    result = make().run("Why?", docs)
+    result = make(SARGConfig.paper(similarity_threshold=0.6)).run("Why?", docs)
     assert result.fallback_reason == NO_TRIPLES
     assert result.used_fallback and result.chains == []
     assert "## Context" in result.prompt
@@ -87,16 +87,27 @@ def test_fallback_when_no_triples_keeps_the_flat_context():
 
 
 def test_fallback_when_no_entry_node():
-    result = make(keyphrase_extractor=FixedKeyphrases("volcano eruption")).run("q?", STORY)
+    paper = SARGConfig.paper(similarity_threshold=0.6)
+    result = make(paper, keyphrase_extractor=FixedKeyphrases("volcano eruption")).run("q?", STORY)
     assert "no graph node is similar enough" in result.fallback_reason
     assert all(doc["text"] in result.prompt for doc in STORY)
 
 
 def test_fallback_when_entry_has_no_neighbour_in_the_direction():
-    result = make(SARGConfig(similarity_threshold=0.6, direction="backward")).run("q?", STORY)
+    result = make(SARGConfig.paper(similarity_threshold=0.6, direction="backward")).run("q?", STORY)
     assert result.fallback_reason == NO_CHAINS.format(direction="backward")
     assert result.direction.method == "fixed"
     assert all(doc["text"] in result.prompt for doc in STORY)
+
+
+def test_default_fallback_keeps_the_most_relevant_documents_within_the_budget():
+    result = make(keyphrase_extractor=FixedKeyphrases("volcano eruption")).run("heavy rain?", STORY)
+    assert result.used_fallback and "## Context" in result.prompt
+    total = sum(len(d["text"].split()) for d in STORY)
+    kept = [p for p in result.evidence]
+    assert kept and sum(len(p.text.split()) for p in kept) <= max(0.5 * total, len(kept[0].text.split()))
+    assert {p.selected_by for p in kept} <= {"relevance", "bridge"}
+    assert kept[0].document_id == STORY[0]["id"]  # "Heavy rain causes ...": the most similar
 
 
 def test_forced_bidirectional_ablation():

@@ -35,6 +35,7 @@ config = st.builds(
     max_depth=st.integers(1, 5),
     similarity_threshold=st.sampled_from([0.0, 0.3, 0.6]),
     direction=st.sampled_from([None, "forward", "backward", "bidirectional"]),
+    evidence_budget=st.sampled_from([None, 0.3, 0.5]),
 )
 
 
@@ -69,11 +70,22 @@ def test_run_invariants(texts, question, cfg, seed_word):
                 assert not hop.forward
             assert set(hop.document_ids) <= ids
     assert question.strip() in result.prompt
+    with_text = [d for d in docs if d["text"].strip()]
+    assert {p.document_id for p in result.evidence} <= {d["id"] for d in with_text}
+    assert len({p.document_id for p in result.evidence}) == len(result.evidence)
     if not result.chains:
         assert result.fallback_reason
-        flat = render_evidence([EvidencePassage(d["id"], d["text"], ()) for d in docs if d["text"].strip()])
+        if cfg.evidence_budget is None:  # the paper: every document
+            flat = render_evidence([EvidencePassage(d["id"], d["text"], ()) for d in with_text])
+        else:  # the budget: the most relevant documents, in the prompt as rendered
+            flat = render_evidence(result.evidence)
+            assert bool(result.evidence) == bool(with_text)
+            assert {p.selected_by for p in result.evidence} <= {"relevance", "bridge"}
         assert flat in result.prompt
     else:
         assert result.fallback_reason is None
         cited = {d for c in result.chains for d in c.document_ids}
-        assert {p.document_id for p in result.evidence} == cited
+        assert {p.document_id for p in result.evidence if p.selected_by == "chain"} == cited
+        if cfg.evidence_budget is None:
+            assert {p.document_id for p in result.evidence} == cited
+        assert {p.selected_by for p in result.evidence} <= {"chain", "linked", "relevance", "bridge"}

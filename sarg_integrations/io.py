@@ -13,8 +13,15 @@ Three inputs are understood:
   skipped. A text file in a sub-folder gets the id ``sub/name`` so that equal file
   names in different folders do not collide.
 
-Every problem raises :class:`~sarg_integrations.errors.DocumentLoadError` with the
-path, the line (for JSONL) and a message that says how to fix it.
+A folder walk reads regular files only and never blocks: FIFOs, sockets and devices,
+broken or looping symlinks, symlinks that lead out of the folder (unless
+``follow_symlinks=True``), files over ``max_file_bytes`` and files that are not UTF-8
+text (Latin-1, UTF-16, binary) are skipped and reported (:func:`read_documents`), or
+raise with ``strict=True``.
+
+A file named directly, and every problem in a file's content (bad JSONL), raises
+:class:`~sarg_integrations.errors.DocumentLoadError` with the path, the line (for JSONL)
+and a message that says how to fix it.
 
 Example:
     >>> import pathlib, tempfile
@@ -27,22 +34,31 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import os
+import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sarg_integrations.errors import DocumentLoadError, InputError
-from sarg_integrations.schema import SourceDocument
+from sarg_integrations.schema import SkippedDocument, SourceDocument
 
 __all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
     "DEMO_CORPUS_RESOURCE",
     "DEMO_QUESTIONS",
     "SUPPORTED_EXTENSIONS",
+    "LoadedDocuments",
     "demo_questions",
     "load_demo_corpus",
     "load_documents",
+    "read_documents",
+    "split_json_lines",
 ]
+
+log = logging.getLogger(__name__)
 
 SUPPORTED_EXTENSIONS = (".txt", ".md", ".jsonl")
 """File extensions :func:`load_documents` reads (case-insensitive)."""
@@ -58,7 +74,13 @@ DEMO_QUESTIONS = [
 ]
 """Questions the demo corpus answers with a multi-hop chain; the first is the default."""
 
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Files larger than this (64 MiB) are not read: skipped in a folder, an error when named."""
+
 _BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = ((b"\xff\xfe", "UTF-16LE"), (b"\xfe\xff", "UTF-16BE"))
+_NUL_SAMPLE = 4096  # bytes looked at for NULs (UTF-16 without a BOM, binary files)
+_NUL_SHARE = 0.1  # text has (almost) none; UTF-16 of ASCII text has ~50%
 _PREVIEW = 60
 _SUPPORTED_TEXT = ", ".join(SUPPORTED_EXTENSIONS)
 _RECORD_HINT = 'each line must be one JSON object like {"id": "doc1", "text": "..."}'
@@ -69,8 +91,60 @@ def _preview(text: str, limit: int = _PREVIEW) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
+class _UnreadableFile(DocumentLoadError):
+    """A file that cannot be read as text at all (a folder walk skips it unless strict)."""
+
+
+def _iconv_fix(path: str, encoding: str) -> str:
+    return f"Fix: re-encode it as UTF-8, e.g. iconv -f {encoding} -t UTF-8 {path} > fixed{Path(path).suffix}"
+
+
+def utf16_guess(data: bytes) -> str | None:
+    """``"UTF-16LE"``/``"UTF-16BE"`` when ``data`` starts like UTF-16 (a BOM, or NULs in every
+    other byte), ``"binary"`` when it is NUL-heavy otherwise, else ``None``.
+
+    Example:
+        >>> utf16_guess("Rain".encode("utf-16-le")), utf16_guess(b"Rain"), utf16_guess(bytes(8))
+        ('UTF-16LE', None, 'binary')
+    """
+    for bom, name in _UTF16_BOMS:
+        if data.startswith(bom):
+            return name
+    sample = data[:_NUL_SAMPLE]
+    if not sample or sample.count(0) < _NUL_SHARE * len(sample):
+        return None
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    half = len(sample) / 2
+    if odd > 0.4 * half and even < 0.05 * half:
+        return "UTF-16LE"
+    if even > 0.4 * half and odd < 0.05 * half:
+        return "UTF-16BE"
+    return "binary"
+
+
 def _decode(data: bytes, path: str) -> str:
-    """Decode UTF-8 bytes (dropping a leading BOM) or raise a helpful error."""
+    """Decode UTF-8 bytes (dropping a leading BOM) or raise a helpful error.
+
+    UTF-16 (with or without a byte order mark) and NUL-heavy binary data are refused
+    rather than decoded into text full of NULs; the hint names the encoding.
+    """
+    guess = utf16_guess(data)
+    if guess is not None and data.startswith(tuple(b for b, _ in _UTF16_BOMS)):
+        msg = f"{path} is UTF-16 text (it starts with a {guess} byte order mark), not UTF-8. {_iconv_fix(path, 'UTF-16')}"
+        raise _UnreadableFile(msg, path=path)
+    if guess is not None:
+        share = round(100 * data[:_NUL_SAMPLE].count(0) / len(data[:_NUL_SAMPLE]))
+        if guess == "binary":
+            msg = (
+                f"{path} is not text: {share}% of its first bytes are NUL, as in a binary file. "
+                "Fix: convert it to plain UTF-8 text, or move it out of the folder"
+            )
+        else:
+            msg = (
+                f"{path} looks like {guess} text without a byte order mark ({share}% of its first "
+                f"bytes are NUL), not UTF-8. {_iconv_fix(path, guess)}"
+            )
+        raise _UnreadableFile(msg, path=path)
     offset = len(_BOM) if data.startswith(_BOM) else 0
     try:
         return data[offset:].decode("utf-8")
@@ -79,25 +153,70 @@ def _decode(data: bytes, path: str) -> str:
         line = data.count(b"\n", 0, position) + 1
         msg = (
             f"{path} is not valid UTF-8: byte 0x{data[position]:02x} at byte offset {position} "
-            f"(line {line}) cannot be decoded ({exc.reason}). Fix: re-encode the file as "
-            f"UTF-8, e.g. iconv -f latin1 -t utf-8 {path} > fixed{Path(path).suffix}"
+            f"(line {line}) cannot be decoded ({exc.reason}). {_iconv_fix(path, 'latin1')}"
         )
-        raise DocumentLoadError(msg, path=path, line=line) from None
+        raise _UnreadableFile(msg, path=path, line=line) from None
 
 
-def _read_text(path: Path) -> str:
+def _kind(mode: int) -> str:
+    """A file type in words."""
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    )
+    return next((word for test, word in kinds if test(mode)), "not a regular file")
+
+
+def _read_bytes(path: Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``, read without ever blocking.
+
+    The file is opened non-blocking (a FIFO with no writer would block a plain open)
+    and checked on the open descriptor, so a file swapped after a check is caught too.
+    """
     label = str(path)
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except PermissionError:
-        msg = (
-            f"{label} cannot be read (permission denied); fix its permissions or pass another path"
-        )
-        raise DocumentLoadError(msg, path=label) from None
+        msg = f"{label} cannot be read (permission denied); fix its permissions or pass another path"
+        raise _UnreadableFile(msg, path=label) from None
     except OSError as exc:
         msg = f"{label} cannot be read: {exc.strerror or exc}"
-        raise DocumentLoadError(msg, path=label) from None
-    return _decode(data, label)
+        raise _UnreadableFile(msg, path=label) from None
+    with os.fdopen(fd, "rb") as handle:
+        mode, size = os.fstat(fd).st_mode, os.fstat(fd).st_size
+        if not stat.S_ISREG(mode):
+            msg = f"{label} is {_kind(mode)}, not a regular file; only regular files are read"
+            raise _UnreadableFile(msg, path=label)
+        data = handle.read(max_bytes + 1) if size <= max_bytes else b""
+    if size > max_bytes or len(data) > max_bytes:
+        msg = (
+            f"{label} is larger than the limit of {max_bytes:,} bytes for one file "
+            f"({max(size, len(data)) / 2**20:.1f} MiB); split it, or raise the limit "
+            "(sarg run --max-file-mb N, or max_file_bytes=)"
+        )
+        raise _UnreadableFile(msg, path=label)
+    return data
+
+
+def _read_text(path: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+    return _decode(_read_bytes(path, max_bytes), str(path))
+
+
+def split_json_lines(text: str) -> list[str]:
+    """The lines of JSON Lines text: split on ``\\n`` only (a trailing ``\\r`` is dropped).
+
+    ``str.splitlines()`` also breaks at U+2028, U+2029, U+0085 and other separators,
+    which ``json.dumps(ensure_ascii=False)`` writes raw inside strings; JSON Lines
+    records end at ``\\n`` alone.
+
+    Example:
+        >>> split_json_lines('{"text": "a\\u2028b"}\\r\\n{}')
+        ['{"text": "a\\u2028b"}', '{}']
+    """
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
 def _record_id(value: Any, path: str, line: int) -> str:
@@ -116,7 +235,7 @@ def _record_id(value: Any, path: str, line: int) -> str:
 def _parse_jsonl(text: str, path: str, stem: str) -> list[tuple[SourceDocument, str]]:
     """Parse JSONL text into ``(document, origin)`` pairs; ``origin`` names file and line."""
     out: list[tuple[SourceDocument, str]] = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(split_json_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -177,7 +296,9 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
-def _load_file(path: Path, doc_id: str | None = None) -> list[tuple[SourceDocument, str]]:
+def _load_file(
+    path: Path, doc_id: str | None = None, max_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> list[tuple[SourceDocument, str]]:
     label = str(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_EXTENSIONS:
@@ -187,7 +308,7 @@ def _load_file(path: Path, doc_id: str | None = None) -> list[tuple[SourceDocume
             "(.txt) or JSONL"
         )
         raise DocumentLoadError(msg, path=label)
-    text = _read_text(path)
+    text = _read_text(path, max_bytes)
     if suffix == ".jsonl":
         records = _parse_jsonl(text, label, path.stem)
         if not records:
@@ -201,21 +322,82 @@ def _load_file(path: Path, doc_id: str | None = None) -> list[tuple[SourceDocume
     return [(document, label)]
 
 
-def _folder_files(folder: Path) -> list[Path]:
-    found: list[tuple[str, Path]] = []
+def _entry_problem(path: Path, root: Path, follow_symlinks: bool) -> tuple[bool, str | None]:
+    """``(is a folder, why it is skipped or None)`` for one entry of a folder walk.
+
+    Only ``lstat``/``stat`` are used: nothing is opened, so nothing can block.
+    """
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+                return False, "a symlink that is broken or loops; not followed"
+            if not follow_symlinks and not target.is_relative_to(root):
+                return False, (
+                    f"a symlink to {target}, outside the folder; not followed "
+                    "(pass --follow-symlinks / follow_symlinks=True to read it)"
+                )
+            info = os.stat(target)
+    except OSError as exc:
+        return False, f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISDIR(info.st_mode):
+        return True, None
+    if not stat.S_ISREG(info.st_mode):
+        return False, f"{_kind(info.st_mode)}, not a regular file; only regular files are read"
+    return False, None
+
+
+def _walk(
+    folder: Path, follow_symlinks: bool
+) -> tuple[list[tuple[str, Path]], list[tuple[str, str]], list[str]]:
+    """``(files, skipped, others)`` of a folder, recursively, hidden entries left out.
+
+    ``files`` are ``(relative path, path)`` of supported regular files; ``skipped`` are
+    ``(path, reason)`` of supported names that cannot be read as files; ``others`` are
+    the relative paths of unsupported files. A folder reached twice (symlinks) is read once.
+    """
+    root = folder.resolve()
+    files: list[tuple[str, Path]] = []
+    skipped: list[tuple[str, str]] = []
     others: list[str] = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
+    seen = {root}
+    pending = [folder]
+    while pending:
+        directory = pending.pop()
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError as exc:
+            skipped.append((str(directory), f"the folder cannot be read: {exc.strerror or exc}"))
+            continue
+        for name in names:
             if name.startswith("."):
                 continue
-            file = Path(root) / name
-            relative = file.relative_to(folder).as_posix()
-            if file.suffix.lower() in SUPPORTED_EXTENSIONS:
-                found.append((relative, file))
+            path = directory / name
+            is_dir, problem = _entry_problem(path, root, follow_symlinks)
+            relative = path.relative_to(folder).as_posix()
+            supported = path.suffix.lower() in SUPPORTED_EXTENSIONS
+            if is_dir and problem is None:
+                real = path.resolve()
+                if real not in seen:
+                    seen.add(real)
+                    pending.append(path)
+            elif problem is not None and (supported or path.is_symlink()):
+                skipped.append((str(path), problem))
+            elif supported and problem is None:
+                files.append((relative, path))
             else:
                 others.append(relative)
-    if not found:
+    return sorted(files), sorted(skipped), others
+
+
+def _folder_files(
+    folder: Path, follow_symlinks: bool = False
+) -> tuple[list[Path], list[tuple[str, str]]]:
+    """The supported files of ``folder`` (sorted by relative path) and the entries skipped."""
+    found, skipped, others = _walk(folder, follow_symlinks)
+    if not found and not skipped:
         label = str(folder)
         if others:
             seen = f"; it holds {len(others)} other file(s), e.g. {sorted(others)[:3]}"
@@ -227,11 +409,42 @@ def _folder_files(folder: Path) -> list[Path]:
             ".txt/.md/.jsonl files"
         )
         raise DocumentLoadError(msg, path=label)
-    return [file for _, file in sorted(found, key=lambda item: item[0])]
+    return [file for _, file in found], skipped
 
 
-def load_documents(paths: Sequence[str | os.PathLike[str]]) -> list[SourceDocument]:
-    """Load documents from files and folders.
+@dataclass(frozen=True)
+class LoadedDocuments:
+    """What :func:`read_documents` loaded, and the files of folders it skipped.
+
+    Attributes:
+        documents: The documents, in input order.
+        skipped: One :class:`~sarg_integrations.schema.SkippedDocument` per file left
+            out of a folder walk: its path as ``document_id`` and the reason (with the
+            fix, e.g. the ``iconv`` command for a file that is not UTF-8).
+    """
+
+    documents: list[SourceDocument]
+    skipped: list[SkippedDocument]
+
+
+def _check_max_bytes(max_file_bytes: Any) -> int:
+    if isinstance(max_file_bytes, bool) or not isinstance(max_file_bytes, int) or max_file_bytes < 1:
+        msg = (
+            f"max_file_bytes={max_file_bytes!r} is invalid; pass a positive number of bytes "
+            f"(default {DEFAULT_MAX_FILE_BYTES})"
+        )
+        raise InputError(msg, argument="max_file_bytes", value=max_file_bytes)
+    return max_file_bytes
+
+
+def read_documents(
+    paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    follow_symlinks: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> LoadedDocuments:
+    """Load documents from files and folders, and report the files of folders left out.
 
     Args:
         paths: ``.txt``/``.md`` files (one document each, id = file name without
@@ -239,15 +452,24 @@ def load_documents(paths: Sequence[str | os.PathLike[str]]) -> list[SourceDocume
             and folders (every supported file inside, recursively, sorted by relative
             path). A single path is accepted too. The same file reached twice (say,
             through a folder and directly) is loaded once.
+        strict: Raise on the first file of a folder that would be skipped, instead of
+            skipping it.
+        follow_symlinks: Follow symlinks in folders that lead out of the folder (those
+            within it are always followed). Broken and looping ones are still skipped.
+        max_file_bytes: The largest file read (default 64 MiB); a larger file in a
+            folder is skipped, one named directly is an error.
 
     Returns:
-        The documents in input order, ready for :meth:`SARGPipeline.run`.
+        The documents, and the skipped files with the reason for each: FIFOs, sockets,
+        devices, broken or looping symlinks, symlinks out of the folder, files over
+        ``max_file_bytes``, unreadable files, and files that are not UTF-8 text.
 
     Raises:
-        DocumentLoadError: A missing path, an unsupported extension, a file that is not
-            UTF-8, a malformed JSONL line, a folder without supported files, or two
-            documents with the same id (the message names both sources).
-        InputError: If ``paths`` is empty.
+        DocumentLoadError: A missing path, a named file that cannot be read as UTF-8
+            text, an unsupported extension, a malformed JSONL line, a folder without
+            supported files, no document at all, or two documents with the same id
+            (the message names both sources).
+        InputError: If ``paths`` is empty or ``max_file_bytes`` is not a positive integer.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -255,14 +477,22 @@ def load_documents(paths: Sequence[str | os.PathLike[str]]) -> list[SourceDocume
     if not paths:
         msg = "no document paths given; pass .txt/.md/.jsonl files or folders"
         raise InputError(msg, argument="paths", value=paths)
+    max_bytes = _check_max_bytes(max_file_bytes)
     documents: list[SourceDocument] = []
+    skipped: list[SkippedDocument] = []
     origins: dict[str, str] = {}
     loaded_files: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         label = str(raw)
-        if path.is_dir():
-            entries = [(file, _text_id(file, path)) for file in _folder_files(path)]
+        in_folder = path.is_dir()
+        if in_folder:
+            files, walk_skips = _folder_files(path, follow_symlinks)
+            if strict and walk_skips:
+                where, why = walk_skips[0]
+                raise DocumentLoadError(f"{where}: {why} (strict: no file is skipped)", path=where)
+            skipped.extend(SkippedDocument(where, why) for where, why in walk_skips)
+            entries = [(file, _text_id(file, path)) for file in files]
         elif path.is_file():
             entries = [(path, None)]
         elif path.exists():
@@ -279,7 +509,14 @@ def load_documents(paths: Sequence[str | os.PathLike[str]]) -> list[SourceDocume
             if key in loaded_files:
                 continue
             loaded_files.add(key)
-            for document, origin in _load_file(file, doc_id):
+            try:
+                loaded = _load_file(file, doc_id, max_bytes)
+            except _UnreadableFile as exc:
+                if strict or not in_folder:
+                    raise
+                skipped.append(SkippedDocument(str(file), str(exc)))
+                continue
+            for document, origin in loaded:
                 if document.id in origins:
                     msg = (
                         f"two documents have the id {document.id!r}: {origins[document.id]} and "
@@ -289,7 +526,38 @@ def load_documents(paths: Sequence[str | os.PathLike[str]]) -> list[SourceDocume
                     raise DocumentLoadError(msg, path=str(file))
                 origins[document.id] = origin
                 documents.append(document)
-    return documents
+    if not documents and skipped:
+        reasons = "; ".join(f"{s.document_id}: {s.reason}" for s in skipped[:3])
+        msg = f"no document could be read; {len(skipped)} file(s) skipped: {reasons}"
+        raise DocumentLoadError(msg, path=skipped[0].document_id)
+    return LoadedDocuments(documents, skipped)
+
+
+def load_documents(
+    paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    follow_symlinks: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> list[SourceDocument]:
+    """Load documents from files and folders (:func:`read_documents` without the report).
+
+    Files of folders that are skipped are logged as warnings (``sarg_integrations.io``);
+    use :func:`read_documents` to get them, or ``strict=True`` to raise instead.
+
+    Returns:
+        The documents in input order, ready for :meth:`SARGPipeline.run`.
+
+    Raises:
+        DocumentLoadError: See :func:`read_documents`.
+        InputError: If ``paths`` is empty.
+    """
+    loaded = read_documents(
+        paths, strict=strict, follow_symlinks=follow_symlinks, max_file_bytes=max_file_bytes
+    )
+    for item in loaded.skipped:
+        log.warning("skipped %s: %s", item.document_id, item.reason)
+    return loaded.documents
 
 
 def _text_id(file: Path, folder: Path) -> str | None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sarg_integrations.config import SARGConfig
     from sarg_integrations.extraction.base import TripleExtractor
     from sarg_integrations.pipeline import SARGPipeline
-    from sarg_integrations.schema import SARGResult, SourceDocument
+    from sarg_integrations.schema import SARGResult, SkippedDocument, SourceDocument
 
 from sarg_integrations.cli.common import (
     emit,
@@ -26,6 +27,9 @@ from sarg_integrations.cli.common import (
 from sarg_integrations.cli.report import report_lines
 
 __all__ = ["add_commands", "build_llm_extractor", "build_pipeline"]
+
+DEFAULT_MAX_FILE_MB = 64
+"""``--max-file-mb``: the largest file ``sarg run --docs`` reads, in MiB."""
 
 PROGRESS_MIN_DOCUMENTS = 20
 """A progress bar is shown (on a terminal) when there are more documents than this."""
@@ -124,6 +128,27 @@ def add_commands(sub: Any) -> None:
         help=(
             ".txt/.md files (one document each), .jsonl files ({'id', 'text'} per line) or folders"
         ),
+    )
+    folders = run.add_argument_group("reading --docs folders")
+    folders.add_argument(
+        "--strict",
+        action="store_true",
+        help=(
+            "fail on a file of a folder that cannot be read as UTF-8 text (or is a FIFO, a "
+            "device, a bad symlink, too large) instead of skipping and reporting it"
+        ),
+    )
+    folders.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="follow symlinks that lead out of a --docs folder (by default they are skipped)",
+    )
+    folders.add_argument(
+        "--max-file-mb",
+        type=positive_int,
+        default=DEFAULT_MAX_FILE_MB,
+        metavar="N",
+        help=f"skip files over N MiB in folders, refuse them when named (default {DEFAULT_MAX_FILE_MB})",
     )
     run.set_defaults(handler=_cmd_run, paths=_OUTPUT_PATHS)
 
@@ -265,7 +290,11 @@ def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
 
 
 def _execute(
-    args: argparse.Namespace, query: str, documents: list[SourceDocument], header: list[str]
+    args: argparse.Namespace,
+    query: str,
+    documents: list[SourceDocument],
+    header: list[str],
+    skipped_files: Sequence[SkippedDocument] = (),
 ) -> int:
     _check_llm_options(args)
     _check_picture_options(args)
@@ -289,6 +318,8 @@ def _execute(
         else:
             pipeline = build_pipeline(config)
         result = pipeline.run(query, documents)
+    # Files of --docs folders that were not read are skipped documents too.
+    result.skipped_documents[:0] = skipped_files
     if args.json and not json_to_stdout:
         _write_json(result, args.json)
     lines = [*header, *report_lines(result, show_prompt=args.show_prompt)]
@@ -346,14 +377,21 @@ def _write_json(result: SARGResult, path: str) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from sarg_integrations.io import load_documents
+    from sarg_integrations.io import read_documents
 
-    documents = load_documents(args.docs)
+    loaded = read_documents(
+        args.docs,
+        strict=args.strict,
+        follow_symlinks=args.follow_symlinks,
+        max_file_bytes=args.max_file_mb * 2**20,
+    )
     sources = ", ".join(args.docs[:3])
     if len(args.docs) > 3:
         sources += f" and {len(args.docs) - 3} more path(s)"
-    header = [f"Loaded {len(documents)} document(s) from {sources}"]
-    return _execute(args, args.query, documents, header)
+    header = [f"Loaded {len(loaded.documents)} document(s) from {sources}"]
+    if loaded.skipped:
+        header[0] += f"; skipped {len(loaded.skipped)} file(s) (listed under Skipped documents)"
+    return _execute(args, args.query, loaded.documents, header, loaded.skipped)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 
 from sarg_integrations.direction.base import LABELS
 from sarg_integrations.errors import InputError
+from sarg_integrations.io import split_json_lines
 
 __all__ = [
     "DATA_RESOURCE",
@@ -119,7 +120,7 @@ def read_queries(path: str | Path) -> list[str]:
         raise InputError(msg, argument="queries", value=str(file)) from None
     queries: list[str] = []
     if file.suffix.lower() in (".jsonl", ".json"):
-        lines = text.splitlines()
+        lines = split_json_lines(text)
         if file.suffix.lower() == ".json":
             try:
                 items = json.loads(text)

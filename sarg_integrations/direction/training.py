@@ -8,8 +8,6 @@ frozen (the shipped default).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import random
 import time
@@ -109,7 +107,7 @@ def _fine_tune_body(
     path = base_model or str(minilm_model_dir())
     from sarg_integrations._models import _quiet_transformers
 
-    with _quiet_transformers(), contextlib.redirect_stdout(io.StringIO()):
+    with _quiet_transformers():
         model = SentenceTransformer(path, device="cpu")  # a fresh copy, never the shared one
     model.train()
     loss_fn = CosineSimilarityLoss(model)

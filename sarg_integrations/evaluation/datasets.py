@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sarg_integrations.errors import InputError
+from sarg_integrations.io import split_json_lines
 from sarg_integrations.schema import SourceDocument
 
 __all__ = ["DATASETS", "EvalQuestion", "default_data_path", "load_dataset"]
@@ -187,7 +188,7 @@ def _rows(file: Path, dataset: str) -> Iterable[Mapping[str, Any]]:
         msg = f"{file}: expected a JSON list of records or an object of columns"
         raise InputError(msg, argument="data", value=str(file))
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_json_lines(text), start=1):
         if not line.strip():
             continue
         try:

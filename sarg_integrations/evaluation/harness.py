@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sarg_integrations.errors import InputError
+from sarg_integrations.io import split_json_lines
 from sarg_integrations.evaluation.datasets import EvalQuestion, load_dataset
 from sarg_integrations.evaluation.methods import (
     BASE_METHODS,
@@ -189,7 +190,7 @@ def _read_records(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[str
         return {}
     done: dict[str, dict[str, Any]] = {}
     with path.open(encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
+        lines = [line for line in split_json_lines(handle.read()) if line.strip()]
     if not lines:
         return {}
     try:

@@ -194,27 +194,20 @@ def load_base_encoder(base_dir: Path | None = None) -> tuple[Any, Any]:
         MissingDependencyError: If ``transformers`` is absent.
         ModelLoadError: If the packaged model cannot be loaded.
     """
-    from sarg_integrations._models import minilm_model_dir
+    from sarg_integrations._models import _quiet_transformers, minilm_model_dir
 
     try:
         from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
     except ImportError as exc:  # pragma: no cover
         raise MissingDependencyError("transformers", feature="The span tagger") from exc
     folder = base_dir or minilm_model_dir()
-    level, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()  # "Loading weights" bars are noise on a user's terminal
     try:
-        encoder = AutoModel.from_pretrained(str(folder), use_safetensors=True)
-        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        with _quiet_transformers():  # "Loading weights" bars are noise on a user's terminal
+            encoder = AutoModel.from_pretrained(str(folder), use_safetensors=True)
+            tokenizer = AutoTokenizer.from_pretrained(str(folder))
     except Exception as exc:
         msg = f"could not load the tagger's base encoder from {str(folder)!r}: {exc}"
         raise ModelLoadError(msg) from exc
-    finally:
-        hf_logging.set_verbosity(level)
-        if bars:
-            hf_logging.enable_progress_bar()
     return encoder, tokenizer
 
 

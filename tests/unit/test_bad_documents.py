@@ -161,6 +161,47 @@ def test_duplicate_ids_name_both_positions():
         make().run(QUERY, [*STORY, SourceDocument("s1", "x")])
 
 
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (SourceDocument("n", None), r"documents\[3\]\.text must be a string, got NoneType"),
+        (SourceDocument("n", 42), r"documents\[3\]\.text must be a string, got int"),
+        (SourceDocument(("a",), "x"), r"documents\[3\]\.id must be a string"),
+        (SourceDocument("n", "x", ["no"]), r"documents\[3\]\.metadata must be a dict"),
+    ],
+)
+def test_malformed_source_document_is_an_input_error_naming_its_position(bad, message):
+    # The dataclass checks nothing itself: these used to fail deep inside the run.
+    with pytest.raises(InputError, match=message) as caught:
+        make().run(QUERY, [*STORY, bad])
+    assert caught.value.argument == "documents[3]"
+
+
+def test_source_document_int_id_and_none_metadata_are_accepted():
+    result = make().run(QUERY, [*STORY, SourceDocument(42, "Food shortage causes unrest.", None)])
+    assert result.document_ids[-1] == "42"
+    assert "unrest" in result.chains[0].nodes
+    json.loads(result.to_json())
+    with pytest.raises(InputError, match="share the id '42'"):
+        make().run(QUERY, [*STORY, SourceDocument(42, "x"), {"id": "42", "text": "y"}])
+
+
+def test_langchain_document_without_text_is_an_input_error():
+    documents = pytest.importorskip("langchain_core.documents")
+    from sarg_integrations.langchain import SARGDocumentTransformer
+
+    bad = documents.Document.model_construct(page_content=None, metadata={})  # skips pydantic
+    sarg = SARGDocumentTransformer(
+        keyphrase_extractor=FixedKeyphrases("heavy rain"),
+        embedder=HashingEmbedder(),
+        extractor=PatternExtractor(),
+        direction="forward",
+    )
+    story = [documents.Document(page_content=d["text"], id=d["id"]) for d in STORY]
+    with pytest.raises(InputError, match=r"documents\[3\]\.text must be a string"):
+        sarg.transform_documents([*story, bad], query=QUERY)
+
+
 @pytest.mark.parametrize("documents", [[], "a string", b"bytes", {"text": "a dict"}, 42])
 def test_documents_that_are_not_a_list_are_an_input_error(documents):
     with pytest.raises(InputError):

@@ -124,6 +124,47 @@ def test_metadata_that_is_not_json_serialisable():
     assert "meta" not in reasons(result)
 
 
+def _nested(depth: int) -> dict:
+    value: dict = {"leaf": 1}
+    for _ in range(depth):
+        value = {"down": value}
+    return value
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def test_hostile_metadata_still_serialises():
+    # Issue 16 item 8: each of these made to_json() raise (RecursionError, ValueError,
+    # RuntimeError) although it is documented never to fail.
+    cyclic: dict = {"name": "loop"}
+    cyclic["self"] = cyclic
+    bad = {
+        "id": "meta",
+        "text": "Food shortage causes unrest.",
+        "metadata": {
+            "deep": _nested(5000),
+            "cyclic": cyclic,
+            "repr": _BadRepr(),
+            "huge": 10**5000,
+            "surrogate": "caf\udce9",
+        },
+    }
+    result = run_with(bad)
+    meta = json.loads(result.to_json())["evidence"][-1]["metadata"]
+    assert meta["cyclic"] == {"name": "loop", "self": "<cycle>"}
+    assert meta["repr"] == "<unrepresentable _BadRepr>"
+    assert meta["huge"].startswith("<int of ")
+    assert meta["surrogate"] == "caf\\udce9"
+    result.to_json().encode("utf-8")  # writable as UTF-8
+    depth, node = 0, meta["deep"]
+    while isinstance(node, dict):
+        node, depth = node["down"], depth + 1
+    assert node.startswith("<nested deeper than") and depth < 100
+
+
 def test_extractor_crash_on_one_document_is_skipped_with_its_error():
     class Fragile(PatternExtractor):
         def extract(self, document):

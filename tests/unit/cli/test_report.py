@@ -7,30 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from fakes import HashingEmbedder, PatternExtractor, QueryWords
 
 from sarg_integrations import cli
 from sarg_integrations.cli.common import emit
 from sarg_integrations.cli.report import show_id
-from sarg_integrations.config import SARGConfig
-from sarg_integrations.direction import CueWordDirectionClassifier
-from sarg_integrations.pipeline import SARGPipeline
 
 ESC = "\x1b"
-
-
-@pytest.fixture
-def fake_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_build(config: SARGConfig) -> SARGPipeline:
-        return SARGPipeline(
-            config,
-            extractor=PatternExtractor(lowercase=True),
-            embedder=HashingEmbedder(dim=512),
-            keyphrase_extractor=QueryWords(),
-            direction_classifier=CueWordDirectionClassifier(),
-        )
-
-    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
 
 
 def test_emit_escapes_control_characters_but_keeps_lines():

@@ -6,12 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fakes import HashingEmbedder, PatternExtractor, QueryWords
 
 from sarg_integrations import cli
-from sarg_integrations.config import SARGConfig
-from sarg_integrations.direction import CueWordDirectionClassifier
-from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.schema import SARGResult
 
 QUERY = "What does a storm lead to?"
@@ -19,17 +15,7 @@ OLD = '{"old": "valid result"}\n'
 
 
 @pytest.fixture
-def docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    def fake_build(config: SARGConfig) -> SARGPipeline:
-        return SARGPipeline(
-            config,
-            extractor=PatternExtractor(lowercase=True),
-            embedder=HashingEmbedder(dim=512),
-            keyphrase_extractor=QueryWords(),
-            direction_classifier=CueWordDirectionClassifier(),
-        )
-
-    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
+def docs(tmp_path: Path, fake_pipeline: None) -> Path:
     deep: dict = {"leaf": True}
     for _ in range(700):
         deep = {"down": deep}

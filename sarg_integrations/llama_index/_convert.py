@@ -12,6 +12,7 @@ from sarg_integrations._adapters import (
     evidence_metadata,
     result_summary,
     unique_ids,
+    with_sarg_metadata,
 )
 from sarg_integrations.documents import validate_query
 from sarg_integrations.errors import InputError
@@ -87,16 +88,16 @@ def evidence_nodes(
     out = []
     for rank, passage in enumerate(result.evidence):
         original = originals[passage.document_id]
-        node = original.node.model_copy(
-            update={
-                "metadata": {
-                    **original.node.metadata,
-                    _HIDDEN: evidence_metadata(result, passage, rank),
-                },
-                "excluded_llm_metadata_keys": _hidden(original.node.excluded_llm_metadata_keys),
-                "excluded_embed_metadata_keys": _hidden(original.node.excluded_embed_metadata_keys),
-            }
-        )
+        update: dict[str, Any] = {
+            "metadata": with_sarg_metadata(
+                original.node.metadata, evidence_metadata(result, passage, rank)
+            ),
+            "excluded_llm_metadata_keys": _hidden(original.node.excluded_llm_metadata_keys),
+            "excluded_embed_metadata_keys": _hidden(original.node.excluded_embed_metadata_keys),
+        }
+        if original.node.node_id == CHAINS_ID:  # renamed on input: keep output ids unique
+            update["id_"] = passage.document_id
+        node = original.node.model_copy(update=update)
         if passage.text != original.node.get_content(metadata_mode=MetadataMode.NONE):
             node.set_content(passage.text)  # evidence="sentences"; the copy only
         out.append(NodeWithScore(node=node, score=original.score))

@@ -374,3 +374,24 @@ def test_demo_corpus_with_real_models_finds_the_gba1_chain() -> None:
     assert llm.prompts[0].index("splenomegaly") < llm.prompts[0].index("## Evidence")
     engine_pp = index.as_query_engine(llm=llm, similarity_top_k=6, node_postprocessors=[SARGNodePostprocessor()])
     assert "splenomegaly" in engine_pp.query(question).source_nodes[0].node.get_content()
+
+
+# ------------------------------------------------------ issue 16, item 11: caller data
+
+
+def test_the_callers_own_metadata_sarg_is_kept_and_still_hidden() -> None:
+    given = nodes()
+    given[0].node.metadata["sarg"] = {"team": "ir"}
+    out = postprocessor().postprocess_nodes(given, query_str=QUERY)
+    first = out[1].node
+    assert first.metadata["sarg"]["team"] == "ir" and first.metadata["sarg"]["caller"] == {"team": "ir"}
+    assert first.metadata["sarg"]["chain_ids"] == [1, 2]
+    assert "sarg" not in first.get_content(metadata_mode=MetadataMode.LLM)
+
+
+def test_an_input_node_id_equal_to_the_chains_id_is_renamed() -> None:
+    given = nodes()
+    given[0].node.id_ = "sarg-reasoning-chains"
+    out = postprocessor().postprocess_nodes(given, query_str=QUERY)
+    ids = [n.node.node_id for n in out]
+    assert ids[0] == "sarg-reasoning-chains" and len(set(ids)) == len(ids)

@@ -213,7 +213,8 @@ def _add_config_options(group: Any) -> None:
         help_text = setting.help
         default = getattr(defaults, name)
         if default is not None and name != "schema":
-            help_text += f" (default {default})"
+            limit = f", at most {setting.maximum}" if setting.maximum is not None else ""
+            help_text += f" (default {default}{limit})"
         option: dict[str, Any] = {"dest": name, "help": help_text}
         if setting.metavar:
             option["metavar"] = setting.metavar

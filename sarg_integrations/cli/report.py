@@ -56,7 +56,10 @@ def report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]:
         lines.append(f"      {chain.to_text()}")
         for index, hop in enumerate(chain.hops, start=1):
             docs = ", ".join(map(show_id, hop.document_ids)) or "(no document)"
-            lines.append(f"      hop {index}: {hop.source} -> {hop.target}  cited by: {docs}")
+            # Same arrow direction as the chain line: a backward hop walks an edge
+            # target -> source, drawn "source <--[r]-- target" above.
+            arrow = "->" if hop.forward else "<-"
+            lines.append(f"      hop {index}: {hop.source} {arrow} {hop.target}  cited by: {docs}")
 
     graph = result.graph
     lines.append("")

@@ -52,3 +52,25 @@ def test_sarg_run_report_has_no_raw_escape_sequences(
     assert ESC not in out and "\x07" not in out
     assert "\\x1b[31m" in out
     assert "cited by: 'd2, d3'" in out
+
+
+def test_backward_hop_lines_point_like_the_chain_line() -> None:
+    # Issue 16 item 16: the chain line read "flood <--[causes]-- rain" but its hop line
+    # "flood -> rain", as if flood caused rain.
+    from sarg_integrations import SARGPipeline
+    from sarg_integrations.cli.report import report_lines
+    from sarg_integrations.config import SARGConfig
+    from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+
+    pipeline = SARGPipeline(
+        SARGConfig(similarity_threshold=0.6, direction="backward"),
+        extractor=PatternExtractor(lowercase=True),
+        embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("flood"),
+    )
+    result = pipeline.run("Why was there a flood?", ["Storm causes rain.", "Rain causes flood."])
+    lines = report_lines(result)
+    assert "      flood <--[causes]-- rain <--[causes]-- storm" in lines
+    assert any(line.startswith("      hop 1: flood <- rain  cited by: doc-1") for line in lines)
+    assert any(line.startswith("      hop 2: rain <- storm  cited by: doc-0") for line in lines)
+    assert not any(" -> " in line for line in lines if "hop " in line)

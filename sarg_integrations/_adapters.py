@@ -354,6 +354,7 @@ def result_summary(result: SARGResult) -> dict[str, Any]:
         "query": result.query,
         "fallback": result.used_fallback,
         "fallback_reason": result.fallback_reason,
+        "notes": list(result.notes),
         "direction": to_jsonable(result.direction),
         "keyphrases": None if result.keyphrases is None else list(result.keyphrases),
         "entry_nodes": to_jsonable(result.entry_nodes),

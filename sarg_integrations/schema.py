@@ -387,6 +387,10 @@ class SARGResult:
         trace: The strategy's own record: for ``"tasr"`` a
             :class:`~sarg_integrations.tasr.records.TaSRTrace` (sub-queries, binding
             table, per-hop selection); ``None`` for ``"sarg"``.
+        notes: What a reader should know about chains that were kept (not a fallback),
+            e.g. that none links the two ends of a "how is X connected to Y" question
+            because the graph fell apart (see
+            :func:`~sarg_integrations.traversal.disconnected_ends_note`).
     """
 
     query: str
@@ -406,6 +410,7 @@ class SARGResult:
     config: dict[str, Any] = field(default_factory=dict)
     strategy: str = "sarg"
     trace: Any = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def used_fallback(self) -> bool:

@@ -75,6 +75,7 @@ def report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]:
         lines.append(
             f"Fallback: the prompt uses the flat retrieved context because {result.fallback_reason}"
         )
+    lines.extend(f"Note: {note}" for note in getattr(result, "notes", ()))
     lines.extend(_accounting_lines(result.stats))
     timings = [
         (key[len("time_") : -len("_ms")], value)

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
 from sarg_integrations.config import SARGConfig, settings
-from sarg_integrations.errors import ConfigError
+from sarg_integrations.errors import ConfigError, InputError
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.prompting import compile_flat_prompt
 from sarg_integrations.schema import EvidencePassage, ReasoningChain, SARGResult, to_jsonable
@@ -34,7 +34,9 @@ __all__ = [
     "empty_prompt",
     "evidence_metadata",
     "result_summary",
+    "caller_id",
     "unique_ids",
+    "with_sarg_metadata",
     "wrap_embedder",
     "wrap_extractor",
 ]
@@ -244,12 +246,16 @@ def unique_ids(candidates: Sequence[str | None]) -> list[str]:
 
     A missing or empty candidate becomes ``doc-{i}``; a repeated one gets ``#{i}``
     appended (``i`` is the position), so ids depend only on the input order.
+    :data:`CHAINS_ID` is reserved for the chains document, so an input using it is
+    renamed like a repeat.
 
     Example:
         >>> unique_ids(["a", None, "a", ""])
         ['a', 'doc-1', 'a#2', 'doc-3']
+        >>> unique_ids([CHAINS_ID])
+        ['sarg-reasoning-chains#0']
     """
-    seen: set[str] = set()
+    seen: set[str] = {CHAINS_ID}
     out: list[str] = []
     for index, candidate in enumerate(candidates):
         doc_id = str(candidate) if candidate not in (None, "") else f"doc-{index}"
@@ -259,6 +265,52 @@ def unique_ids(candidates: Sequence[str | None]) -> list[str]:
             doc_id += "_"
         seen.add(doc_id)
         out.append(doc_id)
+    return out
+
+
+def caller_id(value: Any, argument: str) -> str | None:
+    """Return an id found in caller data (a metadata ``"id"``) as a string, or ``None``.
+
+    Strings and ints (numpy integer scalars too: a database row id) are accepted;
+    anything else, such as a numpy array, is an :class:`InputError` naming ``argument``
+    (comparing an array with ``None`` would raise a bare ``ValueError`` later).
+
+    Example:
+        >>> caller_id(7, "documents[0].metadata['id']"), caller_id(None, "x")
+        ('7', None)
+    """
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, bool) and getattr(value, "ndim", 0) == 0:
+        scalar = value.item() if callable(getattr(value, "item", None)) else value
+        if isinstance(scalar, int) and not isinstance(scalar, bool):
+            return str(scalar)
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    msg = (
+        f"{argument} is a {type(value).__name__} ({shown}); a document id must be a "
+        "string or an int: set the document's own id, or store a string id there"
+    )
+    raise InputError(msg, argument=argument, value=value)
+
+
+def with_sarg_metadata(metadata: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``metadata`` with SARG's ``record`` under ``"sarg"``.
+
+    A ``"sarg"`` key the caller already had is never lost: SARG's keys are merged into
+    it (a dict) and the caller's value is also kept whole under ``["sarg"]["caller"]``.
+
+    Example:
+        >>> with_sarg_metadata({"sarg": {"team": "x", "rank": 9}}, {"rank": 0})["sarg"]
+        {'team': 'x', 'rank': 0, 'caller': {'team': 'x', 'rank': 9}}
+    """
+    out = dict(metadata)
+    if "sarg" not in metadata:
+        out["sarg"] = dict(record)
+        return out
+    theirs = metadata["sarg"]
+    base = dict(theirs) if isinstance(theirs, Mapping) else {}
+    out["sarg"] = {**base, **record, "caller": theirs}
     return out
 
 
@@ -302,6 +354,7 @@ def result_summary(result: SARGResult) -> dict[str, Any]:
         "query": result.query,
         "fallback": result.used_fallback,
         "fallback_reason": result.fallback_reason,
+        "notes": list(result.notes),
         "direction": to_jsonable(result.direction),
         "keyphrases": None if result.keyphrases is None else list(result.keyphrases),
         "entry_nodes": to_jsonable(result.entry_nodes),

@@ -39,6 +39,8 @@ class Setting:
             ``"runtime"`` (caches, progress, deadlines).
         help: One line describing the setting (adapter field description, CLI help).
         minimum: For integers: the least valid value.
+        maximum: For integers that multiply the work (beam width, depth…): the largest
+            valid value, so a typo or a hostile setting cannot run for minutes.
         low: For numbers in ``[low, 1]``: the lower bound (cosine similarities).
         choices: The valid values of a choice.
         option: The ``sarg run`` / ``sarg demo`` option, or ``None`` when not on the CLI.
@@ -48,6 +50,7 @@ class Setting:
     group: str
     help: str
     minimum: int | None = None
+    maximum: int | None = None
     low: float | None = None
     choices: tuple[Any, ...] | None = None
     option: str | None = None
@@ -140,9 +143,17 @@ class SARGConfig:
     """
 
     beam_width: int = _setting(
-        3, "core", "beam width of the search", minimum=1, option="--beam-width", metavar="N"
+        3,
+        "core",
+        "beam width of the search",
+        minimum=1,
+        maximum=100,
+        option="--beam-width",
+        metavar="N",
     )
-    top_k: int = _setting(3, "core", "chains to keep", minimum=1, option="--top-k", metavar="N")
+    top_k: int = _setting(
+        3, "core", "chains to keep", minimum=1, maximum=100, option="--top-k", metavar="N"
+    )
     similarity_threshold: float = _setting(
         0.5,
         "core",
@@ -152,13 +163,27 @@ class SARGConfig:
         metavar="TAU",
     )
     max_depth: int = _setting(
-        8, "core", "at most N hops per chain", minimum=1, option="--max-depth", metavar="N"
+        8,
+        "core",
+        "at most N hops per chain",
+        minimum=1,
+        maximum=64,
+        option="--max-depth",
+        metavar="N",
     )
     max_entry_nodes: int | None = _setting(
-        10, "core", "most entry nodes seeding the search; None keeps all above tau", minimum=1
+        10,
+        "core",
+        "most entry nodes seeding the search; None keeps all above tau",
+        minimum=1,
+        maximum=1000,
     )
-    max_keyphrases: int = _setting(5, "core", "key phrases taken from the query", minimum=1)
-    keyphrase_ngram_max: int = _setting(3, "core", "longest key phrase, in words", minimum=1)
+    max_keyphrases: int = _setting(
+        5, "core", "key phrases taken from the query", minimum=1, maximum=50
+    )
+    keyphrase_ngram_max: int = _setting(
+        3, "core", "longest key phrase, in words", minimum=1, maximum=10
+    )
     merge_threshold: float = _setting(
         0.88, "core", "entity-resolution cosine in [0, 1] at which nodes merge", low=0.0
     )
@@ -257,7 +282,7 @@ class SARGConfig:
             if value is None and name in _OPTIONAL:
                 continue
             if setting.minimum is not None:
-                self._check_int(name, setting.minimum)
+                self._check_int(name, setting.minimum, setting.maximum)
             elif setting.low is not None:
                 self._check_unit_float(name, low=setting.low)
         for name in ("schema", "evidence"):
@@ -316,10 +341,17 @@ class SARGConfig:
         out["direction"] = None if self.direction is None else self.direction.value
         return out
 
-    def _check_int(self, name: str, minimum: int) -> None:
+    def _check_int(self, name: str, minimum: int, maximum: int | None) -> None:
         value = getattr(self, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             msg = f"{name}={value!r} must be an integer >= {minimum}"
+            raise ConfigError(msg, field=name, value=value)
+        if maximum is not None and value > maximum:
+            # The work grows with these (beam search: width x depth x entry nodes).
+            msg = (
+                f"{name}={value!r} is above the limit {maximum}; use an integer between "
+                f"{minimum} and {maximum} (larger values multiply the work, not the quality)"
+            )
             raise ConfigError(msg, field=name, value=value)
 
     def _check_unit_float(self, name: str, *, low: float) -> None:

@@ -60,15 +60,53 @@ def _from_mapping(item: Mapping[str, Any], index: int) -> SourceDocument:
     )
 
 
+def _check_record(record: SourceDocument, index: int) -> SourceDocument:
+    """Validate a record built by the caller (the dataclass itself checks nothing).
+
+    An ``int`` id (a database row id) becomes its string; ``metadata=None`` becomes ``{}``
+    as it does for dicts. Anything else that is not a string id, a string text or a
+    mapping is an :class:`InputError` naming the position.
+    """
+    where = f"documents[{index}]"
+    doc_id, text, metadata = record.id, record.text, record.metadata
+    if isinstance(doc_id, int) and not isinstance(doc_id, bool):
+        doc_id = str(doc_id)
+    if not isinstance(doc_id, str):
+        msg = (
+            f"{where}.id must be a string (or an int), got {type(doc_id).__name__} "
+            f"{_preview(doc_id)}; pass SourceDocument(id=str(...), ...)"
+        )
+        raise InputError(msg, argument=where, value=record)
+    if not isinstance(text, str):
+        msg = (
+            f"{where}.text must be a string, got {type(text).__name__} {_preview(text)}; "
+            "give the document its text as a string (use '' for an empty one)"
+        )
+        raise InputError(msg, argument=where, value=record)
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, Mapping):
+        msg = (
+            f"{where}.metadata must be a dict, got {type(metadata).__name__} "
+            f"{_preview(metadata)}; pass a dict or leave it out"
+        )
+        raise InputError(msg, argument=where, value=record)
+    if (doc_id, metadata) == (record.id, record.metadata):
+        return record
+    return SourceDocument(id=doc_id, text=text, metadata=metadata)
+
+
 def coerce_documents(documents: Iterable[DocumentLike]) -> list[SourceDocument]:
     """Return ``documents`` as records with unique ids.
 
     Strings get ids ``doc-0``, ``doc-1``…; dicts need ``text`` and may carry ``id`` and
-    ``metadata`` (other keys join the metadata); records pass through.
+    ``metadata`` (other keys join the metadata); records pass through once checked (an
+    ``int`` id becomes a string, ``metadata=None`` an empty dict).
 
     Raises:
-        InputError: No documents, an item of an unsupported type, a dict without text,
-            or two documents with the same id (the message names both positions).
+        InputError: No documents, an item of an unsupported type, a dict or record
+            without string text, a record with a non-string id or non-dict metadata, or
+            two documents with the same id (the message names both positions).
 
     Example:
         >>> [d.id for d in coerce_documents(["a", {"id": "x", "text": "b"}])]
@@ -92,7 +130,7 @@ def coerce_documents(documents: Iterable[DocumentLike]) -> list[SourceDocument]:
     seen: dict[str, int] = {}
     for index, item in enumerate(items):
         if isinstance(item, SourceDocument):
-            record = item
+            record = _check_record(item, index)
         elif isinstance(item, str):
             record = SourceDocument(id=f"doc-{index}", text=item)
         elif isinstance(item, Mapping):

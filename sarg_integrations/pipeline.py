@@ -36,6 +36,7 @@ from sarg_integrations.prompting import PromptTemplate
 from sarg_integrations.schema import SARGResult, SkippedDocument, SourceDocument, Triple
 from sarg_integrations.strategies.base import RunContext, StageObserver, Strategy, Structure
 from sarg_integrations.strategies.sarg import SARGStrategy
+from sarg_integrations.traversal import disconnected_ends_note
 
 __all__ = ["SARGPipeline", "StageObserver"]
 
@@ -357,4 +358,12 @@ class SARGPipeline:
             config=self.config.to_dict(),
             strategy=self.strategy.name,
             trace=found.trace,
+            notes=_notes(found),
         )
+
+
+def _notes(found: Structure) -> list[str]:
+    """The result's notes: things true of the kept chains that the reader should know."""
+    direction = found.direction.direction if found.direction is not None else None
+    note = disconnected_ends_note(found.graph.graph, found.entry_nodes, found.chains, direction)
+    return [note] if note else []

@@ -14,6 +14,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sarg_integrations._text import INVISIBLE_CLASS, LINE_BREAK_CLASS, escape_citation_id
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.schema import EvidencePassage, ReasoningChain
 
@@ -112,8 +113,11 @@ class PromptTemplate:
 
 
 _TAG_LIKE = re.compile(r"<(/?)(document|chain|evidence)\b", re.IGNORECASE)
-# A "#" at a line start, after any line separator (not only "\n"), indentation allowed.
-_HEADER_LIKE = re.compile(r"(^|[\r\x0b\x0c\x85\u2028\u2029])([ \t]*)#", re.MULTILINE)
+# A "#" at a line start, after any line break str.splitlines() knows (not only "\n"),
+# behind any invisible prefix (spaces, NBSP, zero-width or control characters), so that
+# "\u200b## Question" cannot pose as a header either.
+_HEADER_LIKE = re.compile(f"(^|[{LINE_BREAK_CLASS}])([{INVISIBLE_CLASS}]*)#")
+_LINE_BREAK = re.compile(f"[{LINE_BREAK_CLASS}]")
 
 
 def _escape(text: str) -> str:
@@ -136,7 +140,7 @@ def _escape_inline(text: str) -> str:
 def _escape_id(doc_id: str) -> str:
     escaped = doc_id.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     # An id is one attribute value: no line break may start a forged line.
-    return re.sub(r"[\r\n\x0b\x0c\x85\u2028\u2029]", lambda m: f"&#{ord(m.group(0))};", escaped)
+    return _LINE_BREAK.sub(lambda m: f"&#{ord(m.group(0))};", escaped)
 
 
 def serialize_chains(chains: Sequence[ReasoningChain]) -> str:
@@ -157,7 +161,9 @@ def serialize_chains(chains: Sequence[ReasoningChain]) -> str:
             + " → ".join(_escape_inline(n) for n in chain.nodes)
         ]
         for step, hop in enumerate(chain.hops, start=1):
-            cites = "".join(f"[{_escape_inline(d)}]" for d in dict.fromkeys(hop.document_ids))
+            cites = "".join(
+                f"[{escape_citation_id(_escape_inline(d))}]" for d in dict.fromkeys(hop.document_ids)
+            )
             relation = _escape_inline(hop.relation)
             arrow = f"--[{relation}]-->" if hop.forward else f"<--[{relation}]--"
             lines.append(
@@ -197,7 +203,7 @@ def compile_prompt(
     template = template or PromptTemplate()
     return template.structured.format(
         instruction=template.instruction,
-        query=query.strip(),
+        query=_escape_block(query.strip()),
         chains=serialize_chains(chains),
         evidence=render_evidence(evidence),
     )
@@ -210,6 +216,6 @@ def compile_flat_prompt(
     template = template or PromptTemplate()
     return template.flat.format(
         instruction=template.flat_instruction,
-        query=query.strip(),
+        query=_escape_block(query.strip()),
         evidence=render_evidence(evidence),
     )

@@ -6,6 +6,7 @@ All records are frozen dataclasses and serialise to plain JSON types through
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import json
@@ -34,6 +35,7 @@ __all__ = [
     "SkippedDocument",
     "SourceDocument",
     "Triple",
+    "MAX_JSON_DEPTH",
     "to_jsonable",
 ]
 
@@ -387,6 +389,10 @@ class SARGResult:
         trace: The strategy's own record: for ``"tasr"`` a
             :class:`~sarg_integrations.tasr.records.TaSRTrace` (sub-queries, binding
             table, per-hop selection); ``None`` for ``"sarg"``.
+        notes: What a reader should know about chains that were kept (not a fallback),
+            e.g. that none links the two ends of a "how is X connected to Y" question
+            because the graph fell apart (see
+            :func:`~sarg_integrations.traversal.disconnected_ends_note`).
     """
 
     query: str
@@ -406,6 +412,7 @@ class SARGResult:
     config: dict[str, Any] = field(default_factory=dict)
     strategy: str = "sarg"
     trace: Any = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def used_fallback(self) -> bool:
@@ -492,32 +499,93 @@ class SARGResult:
         return viz.repr_markdown(self)
 
 
+MAX_JSON_DEPTH = 64
+"""Containers nested deeper than this serialise as a placeholder (metadata is untrusted)."""
+
+
 def to_jsonable(value: Any) -> Any:
     """Convert records, enums, tuples and mappings into plain JSON types.
 
     Values JSON cannot represent (sets, arbitrary objects, NaN) become lists, their
-    ``repr`` and ``None`` respectively, so serialising a result never fails.
+    ``repr`` and ``None`` respectively, so serialising a result never fails: a container
+    nested deeper than :data:`MAX_JSON_DEPTH` or containing itself becomes a placeholder
+    string, an object whose ``repr`` raises becomes ``"<unrepresentable T>"``, and text
+    with lone surrogates (not encodable as UTF-8) is backslash-escaped.
 
     Example:
         >>> to_jsonable({"d": Direction.FORWARD, "span": (0, 4), "x": float("nan")})
         {'d': 'forward', 'span': [0, 4], 'x': None}
+        >>> loop = {"a": 1}; loop["self"] = loop
+        >>> to_jsonable(loop)
+        {'a': 1, 'self': '<cycle>'}
     """
-    if isinstance(value, enum.Enum):
-        return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        if isinstance(value, ReasoningGraph):
-            return value.to_dict()
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return _jsonable(value, 0, set())
+
+
+def _jsonable(value: Any, depth: int, active: set[int]) -> Any:
+    # ``active``: ids of the containers on the path from the root, to spot cycles.
+    if isinstance(value, enum.Enum):  # before str: str enums are strings too
+        return _jsonable(value.value, depth, active)
+    if isinstance(value, str):
+        return _utf8_safe(value)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        # Python refuses to print ints of more than ~4300 digits (ValueError).
+        return value if value.bit_length() <= 14_000 else f"<int of {value.bit_length()} bits>"
     if isinstance(value, float):
         return value if math.isfinite(value) else None
-    if value is None or isinstance(value, (str, int, bool)):
-        return value
+    if isinstance(value, ReasoningGraph):
+        return value.to_dict()
+    is_record = dataclasses.is_dataclass(value) and not isinstance(value, type)
+    if not (is_record or isinstance(value, (Mapping, list, tuple, set, frozenset))):
+        if hasattr(value, "item") and callable(value.item):  # numpy scalars
+            with contextlib.suppress(Exception):  # a foreign item() may raise anything
+                return _jsonable(value.item(), depth, active)
+        return _safe_repr(value)
+    if id(value) in active:
+        return "<cycle>"
+    if depth >= MAX_JSON_DEPTH:
+        return f"<nested deeper than {MAX_JSON_DEPTH} levels>"
+    active.add(id(value))
+    try:
+        return _container(value, depth + 1, active)
+    finally:
+        active.discard(id(value))
+
+
+def _container(value: Any, depth: int, active: set[int]) -> Any:
     if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {_safe_key(k): _jsonable(v, depth, active) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
+        return [_jsonable(v, depth, active) for v in value]
     if isinstance(value, (set, frozenset)):
-        return sorted((to_jsonable(v) for v in value), key=repr)
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return to_jsonable(value.item())
-    return repr(value)
+        return sorted((_jsonable(v, depth, active) for v in value), key=repr)
+    return {
+        f.name: _jsonable(getattr(value, f.name), depth, active)
+        for f in dataclasses.fields(value)
+    }
+
+
+def _utf8_safe(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: a UTF-8 writer would fail on them
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        return _utf8_safe(repr(value))
+    except Exception:  # a foreign __repr__ may raise anything
+        return f"<unrepresentable {type(value).__name__}>"
+
+
+def _safe_key(key: Any) -> str:
+    if isinstance(key, str):
+        return _utf8_safe(key)
+    try:
+        return _utf8_safe(str(key))
+    except Exception:  # a foreign __str__ may raise anything
+        return _safe_repr(key)

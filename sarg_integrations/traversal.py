@@ -16,12 +16,13 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType
+from sarg_integrations.schema import ChainHop, Direction, EntryNode, ReasoningChain, RelationType
 
 __all__ = [
     "BeamSearchStats",
     "beam_search_chains",
     "chain_from_nodes",
+    "disconnected_ends_note",
     "running_average_score",
     "select_chains",
 ]
@@ -234,3 +235,45 @@ def select_chains(
         )
     ]
     return survivors[:top_k], ordered
+
+
+DISCONNECTED_ENDS = (
+    "the graph fell apart: no chain links {first!r} and {second!r}, whose entry nodes lie "
+    "in disconnected parts of the graph; each kept chain describes one side only"
+)
+
+
+def disconnected_ends_note(
+    graph: nx.DiGraph,
+    entry_nodes: Sequence[EntryNode],
+    chains: Sequence[ReasoningChain],
+    direction: Direction | None,
+) -> str | None:
+    """Say when a "how is X connected to Y" question got chains that cannot connect X and Y.
+
+    The query's two ends are the key phrases of the best two entry nodes with different
+    key phrases. When the direction is bidirectional, chains were kept, and no weakly
+    connected part of the graph holds entry nodes of both ends, no chain can link them:
+    the kept chains come from disconnected pieces. Returns the note, else ``None``.
+
+    Example:
+        >>> g = nx.DiGraph([("rain", "flood"), ("drought", "famine")])
+        >>> ends = [EntryNode("rain", 0.9, "rain"), EntryNode("famine", 0.8, "famine")]
+        >>> hop = ChainHop("rain", "flood", "causes", RelationType.CAUSAL, True, ("d",), ("",))
+        >>> chain = ReasoningChain(("rain", "flood"), (hop,), 0.5, Direction.BIDIRECTIONAL)
+        >>> disconnected_ends_note(g, ends, [chain], Direction.BIDIRECTIONAL)[:45]
+        "the graph fell apart: no chain links 'rain' a"
+    """
+    if direction is not Direction.BIDIRECTIONAL or not chains:
+        return None
+    ends: dict[str, set[str]] = {}
+    for entry in entry_nodes:
+        if entry.keyphrase in ends or len(ends) < 2:
+            ends.setdefault(entry.keyphrase, set()).add(entry.node)
+    if len(ends) < 2:
+        return None
+    part = {n: i for i, nodes in enumerate(nx.weakly_connected_components(graph)) for n in nodes}
+    (first, a), (second, b) = ends.items()
+    if {part.get(n) for n in a} & {part.get(n) for n in b}:
+        return None
+    return DISCONNECTED_ENDS.format(first=first, second=second)

@@ -13,9 +13,12 @@ from conftest import REPO_ROOT
 README = REPO_ROOT / "README.md"
 
 
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+
+
 def _examples() -> list[str]:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    return [b for b in blocks if "#>" in b]
+    return [b for b in _python_blocks() if "#>" in b]
 
 
 def test_readme_has_checked_examples():
@@ -30,3 +33,17 @@ def test_readme_example_output(block):
     with contextlib.redirect_stdout(out):
         exec(compile(block, str(README), "exec"), {})  # noqa: S102 - our own README
     assert out.getvalue().splitlines() == expected
+
+
+def test_llama_index_engines_retrieve_enough_nodes():
+    # Issue 16 item 14: without similarity_top_k LlamaIndex retrieves 2 nodes, too few
+    # for a multi-hop chain; every engine built from an index says how many (8-10).
+    calls = [
+        m.group(0)
+        for block in _python_blocks()
+        for m in re.finditer(r"as_(?:query_engine|retriever)\((?:[^()]|\([^()]*\))*\)", block)
+    ]
+    assert calls, "the README shows no LlamaIndex engine"
+    for call in calls:
+        top_k = re.search(r"similarity_top_k=(\d+)", call)
+        assert top_k and 8 <= int(top_k.group(1)) <= 10, call

@@ -74,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         check_path_options(args)
         return int(args.handler(args))
     except SARGError as exc:
-        print(f"sarg: error: {exc}", file=sys.stderr)
+        from sarg_integrations._text import terminal_safe
+
+        # Error messages quote paths and ids: escape what could drive the terminal.
+        print(f"sarg: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("sarg: interrupted", file=sys.stderr)

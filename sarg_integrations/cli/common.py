@@ -128,6 +128,13 @@ def quiet_models() -> Iterator[None]:
 
 
 def emit(lines: Sequence[str], stream: TextIO) -> None:
-    """Write ``lines`` to ``stream`` and flush."""
-    stream.write("\n".join(lines) + "\n")
+    """Write ``lines`` to ``stream`` and flush, control characters escaped.
+
+    Ids, file names and document text are untrusted: an ESC could recolour or rewrite
+    the terminal, a "\\r" overwrite a line, so the text goes through
+    :func:`~sarg_integrations._text.terminal_safe`.
+    """
+    from sarg_integrations._text import terminal_safe
+
+    stream.write(terminal_safe("\n".join(lines)) + "\n")
     stream.flush()

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sarg_integrations.schema import SARGResult
 
-__all__ = ["report_lines"]
+__all__ = ["report_lines", "show_id"]
+
+# Ids shown bare when they cannot be misread; anything else (", ", ": ", spaces,
+# brackets, quotes) is quoted so that one id never reads as two or as a separator.
+_PLAIN_ID = re.compile(r"[\w.\-/@+#~=]+")
+
+
+def show_id(doc_id: str) -> str:
+    """Return ``doc_id`` as the report shows it: bare when plain, else quoted (``repr``).
+
+    Example:
+        >>> show_id("gaucher-genetics"), show_id("a, b")
+        ('gaucher-genetics', "'a, b'")
+    """
+    return doc_id if _PLAIN_ID.fullmatch(doc_id) else repr(doc_id)
 
 
 def report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]:
@@ -40,8 +55,11 @@ def report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]:
         lines.append(f"  [{number}] score {chain.score:.3f}, {len(chain.hops)} hop(s)")
         lines.append(f"      {chain.to_text()}")
         for index, hop in enumerate(chain.hops, start=1):
-            docs = ", ".join(hop.document_ids) or "(no document)"
-            lines.append(f"      hop {index}: {hop.source} -> {hop.target}  cited by: {docs}")
+            docs = ", ".join(map(show_id, hop.document_ids)) or "(no document)"
+            # Same arrow direction as the chain line: a backward hop walks an edge
+            # target -> source, drawn "source <--[r]-- target" above.
+            arrow = "->" if hop.forward else "<-"
+            lines.append(f"      hop {index}: {hop.source} {arrow} {hop.target}  cited by: {docs}")
 
     graph = result.graph
     lines.append("")
@@ -52,11 +70,12 @@ def report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]:
     )
     if result.skipped_documents:
         lines.append(f"Skipped documents ({len(result.skipped_documents)}):")
-        lines.extend(f"  - {s.document_id}: {s.reason}" for s in result.skipped_documents)
+        lines.extend(f"  - {show_id(s.document_id)}: {s.reason}" for s in result.skipped_documents)
     if result.fallback_reason:
         lines.append(
             f"Fallback: the prompt uses the flat retrieved context because {result.fallback_reason}"
         )
+    lines.extend(f"Note: {note}" for note in getattr(result, "notes", ()))
     lines.extend(_accounting_lines(result.stats))
     timings = [
         (key[len("time_") : -len("_ms")], value)

@@ -247,7 +247,8 @@ def _add_config_options(group: Any) -> None:
         help_text = setting.help
         default = getattr(defaults, name)
         if default is not None and name != "schema":
-            help_text += f" (default {default})"
+            limit = f", at most {setting.maximum}" if setting.maximum is not None else ""
+            help_text += f" (default {default}{limit})"
         option: dict[str, Any] = {"dest": name, "help": help_text}
         if setting.metavar:
             option["metavar"] = setting.metavar
@@ -365,9 +366,11 @@ def _write_pictures(args: argparse.Namespace, result: SARGResult) -> list[str]:
 def _write_json(result: SARGResult, path: str) -> None:
     from sarg_integrations.errors import InputError
 
+    from sarg_integrations._atomic import atomic_write_text
+
+    text = result.to_json() + "\n"  # serialise first: a failure leaves the old file intact
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(result.to_json() + "\n")
+        atomic_write_text(path, text)
     except OSError as exc:
         msg = (
             f"cannot write the --json file {path}: {exc.strerror or exc}; "

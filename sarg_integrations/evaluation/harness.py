@@ -559,17 +559,19 @@ def write_summary(
     markdown: str,
 ) -> dict[str, str]:
     """Write ``<dataset>.json`` (settings, aggregates, records) and ``<dataset>.md``."""
+    from sarg_integrations._atomic import atomic_write_text
+
     json_path = out / f"{dataset}.json"
-    json_path.write_text(
+    atomic_write_text(
+        json_path,
         json.dumps(
             {"settings": settings, "aggregates": aggregates, "records": records},
             indent=1,
             ensure_ascii=False,
         ),
-        encoding="utf-8",
     )
     md_path = out / f"{dataset}.md"
-    md_path.write_text(markdown, encoding="utf-8")
+    atomic_write_text(md_path, markdown)
     return {"json": str(json_path), "markdown": str(md_path)}
 
 

@@ -10,9 +10,11 @@ from langchain_core.documents import Document
 
 from sarg_integrations._adapters import (
     CHAINS_ID,
+    caller_id,
     evidence_metadata,
     result_summary,
     unique_ids,
+    with_sarg_metadata,
 )
 from sarg_integrations.documents import validate_query
 from sarg_integrations.errors import InputError
@@ -35,11 +37,13 @@ def to_sources(
 ) -> tuple[list[SourceDocument], dict[str, Document]]:
     """Return SARG records for ``documents`` and a map from their ids back to the originals.
 
-    Ids: the ``Document.id`` when set, else ``metadata["id"]``, else ``doc-{position}``;
-    a repeated id gets ``#{position}`` appended, so ids are unique and stable.
+    Ids: the ``Document.id`` when set, else ``metadata["id"]`` (a string or an int),
+    else ``doc-{position}``; a repeated id, or the chains document's id, gets
+    ``#{position}`` appended, so ids are unique and stable.
 
     Raises:
-        InputError: ``documents`` is not a list of ``Document`` objects.
+        InputError: ``documents`` is not a list of ``Document`` objects, or a
+            ``metadata["id"]`` is neither a string nor an int (a numpy array…).
     """
     if isinstance(documents, (str, bytes, Mapping, Document)):
         kind = type(documents).__name__
@@ -57,7 +61,12 @@ def to_sources(
                 "pass the retriever's output (list[Document])"
             )
             raise InputError(msg, argument=f"{argument}[{index}]", value=doc)
-    ids = unique_ids([d.id or d.metadata.get("id") for d in docs])
+    ids = unique_ids(
+        [
+            d.id or caller_id(d.metadata.get("id"), f"{argument}[{i}].metadata['id']")
+            for i, d in enumerate(docs)
+        ]
+    )
     sources = [SourceDocument(i, d.page_content, dict(d.metadata)) for i, d in zip(ids, docs)]
     return sources, dict(zip(ids, docs))
 
@@ -77,8 +86,12 @@ def evidence_documents(result: SARGResult, originals: Mapping[str, Document]) ->
     for rank, passage in enumerate(result.evidence):
         original = originals[passage.document_id]
         update: dict[str, Any] = {
-            "metadata": {**original.metadata, "sarg": evidence_metadata(result, passage, rank)}
+            "metadata": with_sarg_metadata(
+                original.metadata, evidence_metadata(result, passage, rank)
+            )
         }
+        if original.id == CHAINS_ID:  # renamed on input: keep the output ids unique
+            update["id"] = passage.document_id
         if passage.text != original.page_content:  # evidence="sentences"
             update["page_content"] = passage.text
         out.append(original.model_copy(update=update))

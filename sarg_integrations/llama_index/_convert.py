@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
+from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, TextNode
 
 from sarg_integrations._adapters import (
     CHAINS_ID,
     evidence_metadata,
     result_summary,
     unique_ids,
+    with_sarg_metadata,
 )
 from sarg_integrations.documents import validate_query
 from sarg_integrations.errors import InputError
@@ -24,6 +26,8 @@ __all__ = [
     "arun_sarg",
     "chains_node",
     "evidence_nodes",
+    "node_ids",
+    "readable_id",
     "run_sarg",
     "to_nodes",
     "to_sources",
@@ -37,8 +41,10 @@ def to_sources(
 ) -> tuple[list[SourceDocument], dict[str, NodeWithScore]]:
     """Return SARG records for ``nodes`` and a map from their ids back to the originals.
 
-    Ids are the nodes' ``node_id`` (made unique by position if repeated); the text is the
-    node's content without metadata.
+    Ids are readable where the node allows (:func:`readable_id`: ``file_name``,
+    ``title`` or ``doc_id`` metadata, a non-UUID source document id, the ``node_id``
+    last), made unique by position if repeated; the text is the node's content without
+    metadata. :func:`node_ids` maps them back to node ids.
 
     Raises:
         InputError: ``nodes`` is not a list of ``NodeWithScore``.
@@ -54,7 +60,7 @@ def to_sources(
                 "retriever's output, or wrap nodes as NodeWithScore(node=node)"
             )
             raise InputError(msg, argument=f"{argument}[{index}]", value=item)
-    ids = unique_ids([n.node.node_id for n in items])
+    ids = unique_ids([readable_id(n.node) for n in items])
     sources = [
         SourceDocument(
             i, n.node.get_content(metadata_mode=MetadataMode.NONE), dict(n.node.metadata)
@@ -64,16 +70,57 @@ def to_sources(
     return sources, dict(zip(ids, items))
 
 
+_READABLE_KEYS = ("file_name", "title", "doc_id")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+
+
+def readable_id(node: BaseNode) -> str:
+    """The id chains and prompts cite for ``node``: readable when the node allows.
+
+    The first non-empty string among the metadata ``file_name``, ``title`` and
+    ``doc_id``; else the source document's id (``ref_doc_id``) unless it is a generated
+    UUID; else the ``node_id`` (often a UUID, hence last).
+
+    Example:
+        >>> readable_id(TextNode(id_="2ad9436e-0000-4000-8000-000000000000", text="x",
+        ...                      metadata={"file_name": "gaucher.txt"}))
+        'gaucher.txt'
+        >>> readable_id(TextNode(id_="n1", text="x"))
+        'n1'
+    """
+    for key in _READABLE_KEYS:
+        value = node.metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    source = node.ref_doc_id
+    if isinstance(source, str) and source.strip() and not _UUID.fullmatch(source.strip()):
+        return source.strip()
+    return node.node_id
+
+
+def node_ids(originals: Mapping[str, NodeWithScore]) -> dict[str, str]:
+    """Cited id → the LlamaIndex ``node_id`` it stands for (kept in ``metadata["sarg"]``)."""
+    return {cited: original.node.node_id for cited, original in originals.items()}
+
+
 def _hidden(keys: Sequence[str]) -> list[str]:
     return [*keys, _HIDDEN] if _HIDDEN not in keys else list(keys)
 
 
-def chains_node(result: SARGResult) -> NodeWithScore:
-    """The first output node: the serialized chains, scored by the best chain."""
+def chains_node(
+    result: SARGResult, originals: Mapping[str, NodeWithScore] | None = None
+) -> NodeWithScore:
+    """The first output node: the serialized chains, scored by the best chain.
+
+    Its ``metadata["sarg"]["node_ids"]`` maps each cited id to its node id.
+    """
+    summary = {"role": "chains", **result_summary(result)}
+    if originals is not None:
+        summary["node_ids"] = node_ids(originals)
     node = TextNode(
         id_=CHAINS_ID,
         text=serialize_chains(result.chains),
-        metadata={_HIDDEN: {"role": "chains", **result_summary(result)}},
+        metadata={_HIDDEN: summary},
         excluded_llm_metadata_keys=[_HIDDEN],
         excluded_embed_metadata_keys=[_HIDDEN],
     )
@@ -87,16 +134,15 @@ def evidence_nodes(
     out = []
     for rank, passage in enumerate(result.evidence):
         original = originals[passage.document_id]
-        node = original.node.model_copy(
-            update={
-                "metadata": {
-                    **original.node.metadata,
-                    _HIDDEN: evidence_metadata(result, passage, rank),
-                },
-                "excluded_llm_metadata_keys": _hidden(original.node.excluded_llm_metadata_keys),
-                "excluded_embed_metadata_keys": _hidden(original.node.excluded_embed_metadata_keys),
-            }
-        )
+        record = {**evidence_metadata(result, passage, rank), "node_id": original.node.node_id}
+        update: dict[str, Any] = {
+            "metadata": with_sarg_metadata(original.node.metadata, record),
+            "excluded_llm_metadata_keys": _hidden(original.node.excluded_llm_metadata_keys),
+            "excluded_embed_metadata_keys": _hidden(original.node.excluded_embed_metadata_keys),
+        }
+        if original.node.node_id == CHAINS_ID:  # renamed on input: keep output ids unique
+            update["id_"] = passage.document_id
+        node = original.node.model_copy(update=update)
         if passage.text != original.node.get_content(metadata_mode=MetadataMode.NONE):
             node.set_content(passage.text)  # evidence="sentences"; the copy only
         out.append(NodeWithScore(node=node, score=original.score))
@@ -106,7 +152,7 @@ def evidence_nodes(
 def to_nodes(result: SARGResult, originals: Mapping[str, NodeWithScore]) -> list[NodeWithScore]:
     """The chains node (unless SARG fell back) followed by the evidence nodes."""
     evidence = evidence_nodes(result, originals)
-    return evidence if result.used_fallback else [chains_node(result), *evidence]
+    return evidence if result.used_fallback else [chains_node(result, originals), *evidence]
 
 
 def run_sarg(

@@ -23,6 +23,7 @@ from sarg_integrations.errors import ConfigError
 from sarg_integrations.llama_index._convert import (
     arun_sarg,
     evidence_nodes,
+    node_ids,
     run_sarg,
 )
 from sarg_integrations.llama_index._tracing import dispatcher
@@ -166,7 +167,12 @@ class SARGQueryEngine(SARGSettings, CustomQueryEngine):
             }
             return prompt, [], {"sarg": summary, "sarg_result": None}
         timings = {k: v for k, v in result.stats.items() if k.startswith("time_")}
-        summary = {**result_summary(result), "prompt": result.prompt, "timings_ms": timings}
+        summary = {
+            **result_summary(result),
+            "node_ids": node_ids(originals),  # cited id -> LlamaIndex node id
+            "prompt": result.prompt,
+            "timings_ms": timings,
+        }
         sources = evidence_nodes(result, originals)
         return result.prompt, sources, {"sarg": summary, "sarg_result": result}
 

@@ -185,8 +185,11 @@ def to_image(
                 bbox_to_anchor=(0.01, 0.0),
             )
         metadata = {"Date": None} if fmt == "svg" else {"Software": "sarg-integrations"}
+        from sarg_integrations._atomic import atomic_path
+
         try:
-            fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
+            with atomic_path(path) as temp:  # a failed save keeps the old picture
+                fig.savefig(temp, format=fmt, dpi=dpi, metadata=metadata)
         except OSError as exc:
             from sarg_integrations.errors import InputError
 

@@ -241,11 +241,15 @@ def picture_data(
 
 
 def write_text(path: str | Path, text: str, what: str) -> None:
-    """Write ``text`` (UTF-8) to ``path``; an unwritable path is an :class:`InputError`."""
+    """Write ``text`` (UTF-8) to ``path`` atomically; an unwritable path is an :class:`InputError`.
+
+    A failed write (full disk) leaves an existing file as it was.
+    """
+    from sarg_integrations._atomic import atomic_write_text
     from sarg_integrations.errors import InputError
 
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        atomic_write_text(path, text)
     except OSError as exc:
         msg = f"cannot write the {what} file {path}: {exc.strerror or exc}; pass a writable path"
         raise InputError(msg, argument="path", value=str(path)) from None

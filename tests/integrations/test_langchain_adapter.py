@@ -428,3 +428,37 @@ def test_evidence_fill_adds_documents_with_their_reason() -> None:
     )
     assert len(fallback) == 2
     assert all(d.metadata["sarg"]["role"] == "context" for d in fallback)
+
+
+# ------------------------------------------------------ issue 16, item 11: caller data
+
+
+def test_the_callers_own_metadata_sarg_is_kept() -> None:
+    docs = documents()
+    docs[0] = Document(id="d1", page_content=CORPUS[0]["text"], metadata={"sarg": {"team": "ir", "rank": 7}})
+    docs[1] = Document(id="d2", page_content=CORPUS[1]["text"], metadata={"sarg": "v2-index"})
+    out = transformer().invoke({"query": QUERY, "documents": docs})
+    first, second = out[1].metadata["sarg"], out[2].metadata["sarg"]
+    assert first["team"] == "ir" and first["rank"] == 0  # merged; SARG's own keys win
+    assert first["caller"] == {"team": "ir", "rank": 7}  # and the original is kept whole
+    assert second["caller"] == "v2-index" and second["role"] == "evidence"
+
+
+def test_an_input_id_equal_to_the_chains_id_is_renamed() -> None:
+    docs = documents()
+    docs[0] = Document(id="sarg-reasoning-chains", page_content=CORPUS[0]["text"])
+    out = transformer().invoke({"query": QUERY, "documents": docs})
+    ids = [d.id for d in out]
+    assert ids[0] == "sarg-reasoning-chains" and len(set(ids)) == len(ids)
+    assert ids[1] == "sarg-reasoning-chains#0" == out[1].metadata["sarg"]["document_id"]
+    assert "[sarg-reasoning-chains#0]" in out[0].page_content
+
+
+def test_metadata_id_that_is_a_numpy_array_is_a_clear_error() -> None:
+    np = pytest.importorskip("numpy")
+    docs = [Document(page_content=d["text"], metadata={"id": np.array([1, 2])}) for d in CORPUS]
+    with pytest.raises(InputError, match=r"documents\[0\]\.metadata\['id'\] is a ndarray"):
+        transformer().invoke({"query": QUERY, "documents": docs})
+    docs = [Document(page_content=d["text"], metadata={"id": np.int64(40 + i)}) for i, d in enumerate(CORPUS)]
+    out = transformer().invoke({"query": QUERY, "documents": docs})
+    assert out[1].metadata["sarg"]["document_id"] == "40"

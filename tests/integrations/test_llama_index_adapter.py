@@ -374,3 +374,68 @@ def test_demo_corpus_with_real_models_finds_the_gba1_chain() -> None:
     assert llm.prompts[0].index("splenomegaly") < llm.prompts[0].index("## Evidence")
     engine_pp = index.as_query_engine(llm=llm, similarity_top_k=6, node_postprocessors=[SARGNodePostprocessor()])
     assert "splenomegaly" in engine_pp.query(question).source_nodes[0].node.get_content()
+
+
+# ------------------------------------------------------ issue 16, item 11: caller data
+
+
+def test_the_callers_own_metadata_sarg_is_kept_and_still_hidden() -> None:
+    given = nodes()
+    given[0].node.metadata["sarg"] = {"team": "ir"}
+    out = postprocessor().postprocess_nodes(given, query_str=QUERY)
+    first = out[1].node
+    assert first.metadata["sarg"]["team"] == "ir" and first.metadata["sarg"]["caller"] == {"team": "ir"}
+    assert first.metadata["sarg"]["chain_ids"] == [1, 2]
+    assert "sarg" not in first.get_content(metadata_mode=MetadataMode.LLM)
+
+
+def test_an_input_node_id_equal_to_the_chains_id_is_renamed() -> None:
+    given = nodes()
+    given[0].node.id_ = "sarg-reasoning-chains"
+    out = postprocessor().postprocess_nodes(given, query_str=QUERY)
+    ids = [n.node.node_id for n in out]
+    assert ids[0] == "sarg-reasoning-chains" and len(set(ids)) == len(ids)
+
+
+# ---------------------------------------------- issue 16, item 13: readable citations
+
+
+def _uuid_nodes(meta_key: str | None) -> list[NodeWithScore]:
+    out = []
+    for i, d in enumerate(CORPUS):
+        metadata = dict(d["metadata"])
+        if meta_key:
+            metadata[meta_key] = f"{d['id']}.txt"
+        node = TextNode(id_=f"2ad9436e-0000-4000-8000-00000000000{i}", text=d["text"], metadata=metadata)
+        out.append(NodeWithScore(node=node, score=1.0))
+    return out
+
+
+@pytest.mark.parametrize("key", ["file_name", "title", "doc_id"])
+def test_chains_cite_readable_ids_not_node_uuids(key: str) -> None:
+    out = postprocessor().postprocess_nodes(_uuid_nodes(key), query_str=QUERY)
+    chains = out[0].node.get_content()
+    assert "[d1.txt]" in chains and "2ad9436e" not in chains
+    assert out[1].node.metadata["sarg"]["document_id"] == "d1.txt"
+    assert out[1].node.metadata["sarg"]["node_id"] == "2ad9436e-0000-4000-8000-000000000000"
+    assert out[0].node.metadata["sarg"]["node_ids"]["d1.txt"] == out[1].node.node_id
+    assert out[1].node.node_id.startswith("2ad9436e")  # the node itself keeps its id
+
+
+def test_node_id_is_the_last_resort() -> None:
+    out = postprocessor().postprocess_nodes(_uuid_nodes(None), query_str=QUERY)
+    assert "[2ad9436e-0000-4000-8000-000000000000]" in out[0].node.get_content()
+
+
+def test_query_engine_prompt_cites_file_names() -> None:
+    llm = EchoLLM()
+    documents = [
+        Document(text=d["text"], metadata={**d["metadata"], "file_name": f"{d['id']}.txt"})
+        for d in CORPUS
+    ]
+    index = VectorStoreIndex.from_documents(documents, embed_model=SARGEmbedding(HashingEmbedder()))
+    retriever = index.as_retriever(similarity_top_k=len(CORPUS))
+    response = SARGQueryEngine.from_args(retriever=retriever, llm=llm, **components()).query(QUERY)
+    assert "[d1.txt]" in llm.prompts[-1] and '<document id="d1.txt"' in llm.prompts[-1]
+    mapping = response.metadata["sarg"]["node_ids"]
+    assert {n.node.node_id for n in response.source_nodes} <= set(mapping.values())

@@ -124,6 +124,47 @@ def test_metadata_that_is_not_json_serialisable():
     assert "meta" not in reasons(result)
 
 
+def _nested(depth: int) -> dict:
+    value: dict = {"leaf": 1}
+    for _ in range(depth):
+        value = {"down": value}
+    return value
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def test_hostile_metadata_still_serialises():
+    # Issue 16 item 8: each of these made to_json() raise (RecursionError, ValueError,
+    # RuntimeError) although it is documented never to fail.
+    cyclic: dict = {"name": "loop"}
+    cyclic["self"] = cyclic
+    bad = {
+        "id": "meta",
+        "text": "Food shortage causes unrest.",
+        "metadata": {
+            "deep": _nested(5000),
+            "cyclic": cyclic,
+            "repr": _BadRepr(),
+            "huge": 10**5000,
+            "surrogate": "caf\udce9",
+        },
+    }
+    result = run_with(bad)
+    meta = json.loads(result.to_json())["evidence"][-1]["metadata"]
+    assert meta["cyclic"] == {"name": "loop", "self": "<cycle>"}
+    assert meta["repr"] == "<unrepresentable _BadRepr>"
+    assert meta["huge"].startswith("<int of ")
+    assert meta["surrogate"] == "caf\\udce9"
+    result.to_json().encode("utf-8")  # writable as UTF-8
+    depth, node = 0, meta["deep"]
+    while isinstance(node, dict):
+        node, depth = node["down"], depth + 1
+    assert node.startswith("<nested deeper than") and depth < 100
+
+
 def test_extractor_crash_on_one_document_is_skipped_with_its_error():
     class Fragile(PatternExtractor):
         def extract(self, document):
@@ -159,6 +200,47 @@ def test_malformed_input_is_an_input_error(bad, message):
 def test_duplicate_ids_name_both_positions():
     with pytest.raises(InputError, match=r"documents\[0\] and documents\[3\]"):
         make().run(QUERY, [*STORY, SourceDocument("s1", "x")])
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (SourceDocument("n", None), r"documents\[3\]\.text must be a string, got NoneType"),
+        (SourceDocument("n", 42), r"documents\[3\]\.text must be a string, got int"),
+        (SourceDocument(("a",), "x"), r"documents\[3\]\.id must be a string"),
+        (SourceDocument("n", "x", ["no"]), r"documents\[3\]\.metadata must be a dict"),
+    ],
+)
+def test_malformed_source_document_is_an_input_error_naming_its_position(bad, message):
+    # The dataclass checks nothing itself: these used to fail deep inside the run.
+    with pytest.raises(InputError, match=message) as caught:
+        make().run(QUERY, [*STORY, bad])
+    assert caught.value.argument == "documents[3]"
+
+
+def test_source_document_int_id_and_none_metadata_are_accepted():
+    result = make().run(QUERY, [*STORY, SourceDocument(42, "Food shortage causes unrest.", None)])
+    assert result.document_ids[-1] == "42"
+    assert "unrest" in result.chains[0].nodes
+    json.loads(result.to_json())
+    with pytest.raises(InputError, match="share the id '42'"):
+        make().run(QUERY, [*STORY, SourceDocument(42, "x"), {"id": "42", "text": "y"}])
+
+
+def test_langchain_document_without_text_is_an_input_error():
+    documents = pytest.importorskip("langchain_core.documents")
+    from sarg_integrations.langchain import SARGDocumentTransformer
+
+    bad = documents.Document.model_construct(page_content=None, metadata={})  # skips pydantic
+    sarg = SARGDocumentTransformer(
+        keyphrase_extractor=FixedKeyphrases("heavy rain"),
+        embedder=HashingEmbedder(),
+        extractor=PatternExtractor(),
+        direction="forward",
+    )
+    story = [documents.Document(page_content=d["text"], id=d["id"]) for d in STORY]
+    with pytest.raises(InputError, match=r"documents\[3\]\.text must be a string"):
+        sarg.transform_documents([*story, bad], query=QUERY)
 
 
 @pytest.mark.parametrize("documents", [[], "a string", b"bytes", {"text": "a dict"}, 42])

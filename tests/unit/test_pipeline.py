@@ -51,7 +51,7 @@ def test_result_serialises_to_json_with_documented_fields():
     assert list(data) == [
         "query", "document_ids", "triples", "graph_size", "graph", "keyphrases", "entry_nodes",
         "direction", "candidate_chains", "chains", "evidence", "prompt", "fallback_reason",
-        "skipped_documents", "stats", "config", "strategy", "trace",
+        "skipped_documents", "stats", "config", "strategy", "trace", "notes",
     ]
     assert data["graph_size"] == {"nodes": 4, "edges": 3}
     assert data["chains"][0]["hops"][0]["relation_type"] == "causal"
@@ -341,3 +341,34 @@ def test_warm_up_loads_lazily_loading_components():
 
     make(embedder=Lazy()).warm_up()
     assert Lazy.warmed
+
+
+# ------------------------------------------- issue 16, item 18: the graph fell apart
+
+
+def _connection_run(texts):
+    pipeline = SARGPipeline(
+        SARGConfig(similarity_threshold=0.6, direction="bidirectional"),
+        extractor=PatternExtractor(lowercase=True),
+        embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("heavy rain", "famine"),
+    )
+    return pipeline.run("How is heavy rain connected to famine?", texts)
+
+
+def test_chains_from_disconnected_pieces_say_so_in_the_result_and_report():
+    from sarg_integrations.cli.report import report_lines
+
+    result = _connection_run(["Heavy rain causes flooding.", "Drought causes famine."])
+    assert result.fallback_reason is None and len(result.chains) == 2
+    (note,) = result.notes
+    assert note.startswith("the graph fell apart: no chain links ")
+    assert "'heavy rain'" in note and "'famine'" in note
+    assert note.endswith("disconnected parts of the graph; each kept chain describes one side only")
+    assert json.loads(result.to_json())["notes"] == result.notes
+    assert f"Note: {result.notes[0]}" in report_lines(result)
+
+
+def test_no_note_when_a_chain_links_the_two_ends():
+    result = _connection_run(["Heavy rain causes flooding.", "flooding causes famine."])
+    assert result.chains and result.notes == []

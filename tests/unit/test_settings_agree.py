@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from sarg_integrations import cli
 from sarg_integrations.config import SARGConfig, settings
+from sarg_integrations.errors import ConfigError
 
 
 def _config_options() -> dict[str, argparse.Action]:
@@ -56,3 +58,41 @@ def test_cli_options_build_the_config() -> None:
     config = cli.run._config_from_args(parser.parse_args(argv), 1)
     assert (config.top_k, config.similarity_threshold) == (2, 0.25)
     assert (config.tasr_taxonomy_depth, config.deadline_seconds) == (3, 4.0)
+
+
+# ------------------------------------------------- issue 16, item 10: upper bounds
+
+
+BOUNDED = {name: s for name, s in settings().items() if s.maximum is not None}
+
+
+def test_fields_that_multiply_work_have_an_upper_bound() -> None:
+    assert {"beam_width", "top_k", "max_depth", "max_entry_nodes", "max_keyphrases",
+            "keyphrase_ngram_max"} <= set(BOUNDED)
+    for name, setting in BOUNDED.items():
+        SARGConfig(**{name: setting.maximum})  # the bound itself is valid
+        with pytest.raises(ConfigError, match=rf"{name}=.* above the limit {setting.maximum}"):
+            SARGConfig(**{name: setting.maximum + 1})
+
+
+def test_a_huge_beam_width_is_refused_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # beam_width=10**6 used to run for minutes at 3.5 GB on a 311-edge graph.
+    with pytest.raises(ConfigError, match="beam_width=1000000 is above the limit 100"):
+        SARGConfig(beam_width=10**6)
+    doc = tmp_path / "d.txt"
+    doc.write_text("Rain causes floods.", encoding="utf-8")
+    code = cli.main(["run", "-q", "why?", "-d", str(doc), "--beam-width", "1000000"])
+    assert code == 2
+    assert "beam_width=1000000 is above the limit 100" in capsys.readouterr().err
+    options = _config_options()
+    assert "at most 100" in options["beam_width"].help
+    pytest.importorskip("pydantic")
+    from sarg_integrations._adapters import SARGSettings
+
+    class Adapter(SARGSettings):
+        pass
+
+    with pytest.raises(ConfigError, match="beam_width=1000000 is above the limit"):
+        Adapter(beam_width=10**6).sarg_pipeline

@@ -43,6 +43,7 @@ RESULT_FIELDS = {
     "config",
     "strategy",
     "trace",
+    "notes",
 }
 
 @pytest.fixture

@@ -149,6 +149,18 @@ def test_html_is_self_contained_and_escapes_document_text(
     assert any(n["entry"] for n in data["nodes"])
 
 
+@pytest.mark.parametrize("slot", ["__SCRIPT__", "__DATA__", "__STYLE__", "__TITLE__", "__META__"])
+def test_html_query_naming_a_template_slot_stays_text(slot: str) -> None:
+    # Issue 16 item 12: chained str.replace once spliced the renderer into <title>/<h1>.
+    query = f"What does a storm lead to? {slot} {slot.lower()}"
+    page = pipeline(direction="forward").run(query, DOCS).to_html()
+    title = re.search(r"<title>(.*?)</title>", page, re.S)[1]
+    heading = re.search(r"<h1>(.*?)</h1>", page, re.S)[1]
+    assert title == f"SARG: {query}" and heading == query
+    assert page.count("<script") == 2 and page.count("<style") == 1
+    assert page.count(slot) == 3  # title, heading and the query in the JSON data
+
+
 def test_html_is_deterministic() -> None:
     first = pipeline(direction="forward").run(QUERY, DOCS).to_html()
     second = pipeline(direction="forward").run(QUERY, DOCS).to_html()

@@ -1,0 +1,67 @@
+"""Character classes for escaping untrusted text (prompts, terminal, citations).
+
+Retrieved documents, their ids and the query (end-user text in the adapters) are all
+untrusted. What counts as a *line break* must be what a reader counts, not only ``"\\n"``:
+``str.splitlines`` and many renderers also break on ``\\r``, ``\\v``, ``\\f``, the
+information separators ``\\x1c``–``\\x1e``, NEL and the Unicode line/paragraph
+separators. Likewise an *invisible* prefix (NBSP, zero-width characters, controls) must
+not hide a ``#`` that starts a line from the header escaping.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "INVISIBLE_CLASS",
+    "LINE_BREAK_CLASS",
+    "escape_citation_id",
+    "terminal_safe",
+]
+
+# Every character str.splitlines() treats as a line boundary ("\r\n" is two of them).
+LINE_BREAK_CLASS = "\\n\\r\\x0b\\x0c\\x1c\\x1d\\x1e\\x85\\u2028\\u2029"
+# Characters that print as nothing or as blank space inside a line: spaces (tab, NBSP and
+# the other Unicode spaces), zero-width and bidi format characters, and C0/C1 controls.
+INVISIBLE_CLASS = (
+    "\\t \\x00-\\x08\\x0e-\\x1b\\x1f\\x7f-\\x84\\x86-\\xa0\\xad\\u034f\\u061c\\u115f\\u1160"
+    "\\u1680\\u180e\\u2000-\\u200f\\u202a-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufeff"
+    "\\ufff9-\\ufffb"
+)
+
+# What a terminal must never receive raw: C0/C1 controls (ESC starts escape sequences,
+# "\r" overwrites a line) other than tab and "\n", line/paragraph separators, and the bidi
+# overrides/isolates that reorder what is shown ("Trojan Source").
+_TERMINAL_UNSAFE = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]")
+_CITATION_SPECIAL = re.compile(r"[\\\[\]]")
+
+
+def _visible_escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    r"""Return ``text`` with every character unsafe on a terminal written as an escape.
+
+    ``"\n"`` and tab are kept; every other line break is escaped, so the lines a
+    reader sees are exactly the ``"\n"``-separated ones.
+
+    Example:
+        >>> terminal_safe("id\x1b[31m red\u202e")
+        'id\\x1b[31m red\\u202e'
+    """
+    return _TERMINAL_UNSAFE.sub(lambda m: _visible_escape(m.group(0)), text)
+
+
+def escape_citation_id(doc_id: str) -> str:
+    r"""Escape ``[``, ``]`` and ``\`` in an id so that ``[id]`` reads as one citation.
+
+    Markdown-style backslash escapes keep ids readable; ``h] [a`` cannot pose as two
+    citations.
+
+    Example:
+        >>> "[" + escape_citation_id("h] [a") + "]"
+        '[h\\] \\[a]'
+    """
+    return _CITATION_SPECIAL.sub(lambda m: "\\" + m.group(0), doc_id)

@@ -89,8 +89,12 @@ def add_commands(sub: Any) -> None:
     )
     llm.add_argument(
         "--cache",
-        metavar="PATH",
-        help="SQLite file caching the model's answers per chunk (reused across runs)",
+        metavar="PATH|URL",
+        help=(
+            "cache of the model's answers per chunk, reused across runs: an SQLite file, or "
+            "redis://HOST:PORT/DB[?ttl=SECONDS] shared by every replica (needs "
+            '"sarg-integrations[redis]")'
+        ),
     )
     llm.add_argument(
         "--max-concurrency",

@@ -165,3 +165,13 @@ class CountingEcho:
         if self.on_call is not None:
             self.on_call(n)
         return echo_answer(prompt)
+
+
+def echo_extractor(cache: object, max_chunk_tokens: int = 1500) -> object:
+    """An LLM extractor over :class:`CountingEcho` with ``cache`` (a picklable factory body:
+    pass ``functools.partial(echo_extractor, cache)`` to worker processes and Ray)."""
+    from sarg_integrations import LLMTripleExtractor
+
+    return LLMTripleExtractor(
+        CountingEcho(), cache=cache, model_identity="echo", max_chunk_tokens=max_chunk_tokens
+    )

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from sarg_integrations.schema import SARGResult, SourceDocument
 
 from sarg_integrations.cli.common import (
+    add_docs_option,
     emit,
     isatty,
     non_empty,
@@ -110,16 +111,7 @@ def add_commands(sub: Any) -> None:
         description="Run SARG on .txt/.md/.jsonl files or folders and print a report.",
     )
     run.add_argument("--query", "-q", required=True, type=non_empty, help="the question")
-    run.add_argument(
-        "--docs",
-        "-d",
-        required=True,
-        nargs="+",
-        metavar="PATH",
-        help=(
-            ".txt/.md files (one document each), .jsonl files ({'id', 'text'} per line) or folders"
-        ),
-    )
+    add_docs_option(run)
     run.set_defaults(handler=_cmd_run, paths=_OUTPUT_PATHS)
 
     demo = sub.add_parser(

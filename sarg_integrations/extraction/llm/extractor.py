@@ -56,6 +56,7 @@ from sarg_integrations.extraction.llm.cache import (
 )
 from sarg_integrations.extraction.llm.parsing import AnswerParseError, ParsedAnswer, parse_answer
 from sarg_integrations.extraction.llm.prompts import ExtractionPrompt, get_prompt
+from sarg_integrations.extraction.prefill import COUNTERS
 from sarg_integrations.models.completion import (
     Completion,
     CompletionRequest,
@@ -81,18 +82,6 @@ STATS_KEYS = (
     "extraction_seconds",
 )
 """The accounting keys every outcome carries (the pipeline sums them per run)."""
-
-_FILL_KEYS = (
-    "chunks",
-    "cached",
-    "extracted",
-    "failed",
-    "llm_calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "cache_errors",
-    "cache_invalid_entries",
-)
 
 # --------------------------------------------------------------------------- records
 
@@ -382,7 +371,7 @@ class LLMTripleExtractor:
         unique = {self.cache_key(text): text for text in chunk_texts}
         results, cache_stats = self._loop_thread.run(self._resolve(unique, None, None))
         counts: collections.Counter[str] = collections.Counter(
-            {k: 0 for k in _FILL_KEYS}, chunks=len(unique)
+            {k: 0 for k in COUNTERS}, chunks=len(unique)
         )
         counts.update(+cache_stats)
         for res in results.values():

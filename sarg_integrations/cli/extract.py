@@ -22,7 +22,8 @@ def add_commands(sub: Any) -> None:
         help="pre-extract documents into the extraction cache (so queries make no model calls)",
         description=(
             "Split the documents exactly as `sarg run` does, extract every chunk that is not "
-            "cached yet with the --llm model, and store the answers in --cache. Chunks already "
+            "cached yet with the --llm model (or every document with the offline --extractor), "
+            "and store the answers in --cache. Chunks already "
             "cached are skipped, so an interrupted run resumes. Later runs with the same model, "
             "prompt and cache (sarg run --llm SPEC --cache URL, or "
             "LLMTripleExtractor(model, cache=URL)) find every chunk. Use a redis:// cache to "
@@ -39,8 +40,9 @@ def add_commands(sub: Any) -> None:
         "--extractor",
         metavar="NAME|DIR",
         help=(
-            "an offline extractor (tagger, rules, union); not supported yet: offline "
-            "extraction has no cache at query time, so there is nothing to pre-fill"
+            "or an offline extractor: tagger, rules, union, or a folder from `sarg "
+            "train-extractor` (cached per document; `sarg run --extractor NAME --cache URL` "
+            "reads it)"
         ),
     )
     extract.add_argument(
@@ -117,24 +119,23 @@ def build_factory(args: argparse.Namespace) -> Any:
             "drop one of them"
         )
         raise InputError(msg, argument="--extractor", value=args.extractor)
-    if args.extractor:
+    if not args.llm and not args.extractor:
         msg = (
-            f"--extractor {args.extractor}: offline extractors are not cached at query time, so "
-            "pre-extracting with them would not be reused; pre-extract with --llm SPEC"
+            "sarg extract needs the extractor: add --llm PROVIDER:MODEL (e.g. "
+            "openai:gpt-4o-mini) or --extractor NAME (tagger, rules, union)"
         )
-        raise InputError(msg, argument="--extractor", value=args.extractor)
-    if not args.llm:
-        msg = "sarg extract needs the model: add --llm PROVIDER:MODEL (e.g. openai:gpt-4o-mini)"
         raise InputError(msg, argument="--llm", value=None)
     # a malformed spec or cache fails here, once, not in every worker
-    specs.parse_llm_spec(args.llm)
+    if args.llm:
+        specs.parse_llm_spec(args.llm)
     cache = as_cache(args.cache)
     closer = getattr(cache, "close", None)
     if callable(closer):
         closer()
     return ExtractorRecipe(
-        llm=args.llm,
         cache=args.cache,
+        llm=args.llm,
+        extractor=args.extractor,
         schema=args.schema,
         max_concurrency=args.max_concurrency or 8,
     )

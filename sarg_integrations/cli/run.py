@@ -92,7 +92,8 @@ def add_commands(sub: Any) -> None:
         "--cache",
         metavar="PATH|URL",
         help=(
-            "cache of the model's answers per chunk, reused across runs: an SQLite file, or "
+            "cache of the model's answers per chunk (with --extractor: of the triples per "
+            "document), reused across runs: an SQLite file, or "
             "redis://HOST:PORT/DB[?ttl=SECONDS] shared by every replica (needs "
             '"sarg-integrations[redis]")'
         ),
@@ -174,6 +175,17 @@ def build_llm_extractor(
     )
 
 
+def _offline_extractor(args: argparse.Namespace, config: SARGConfig) -> TripleExtractor:
+    """``--extractor NAME``, behind the ``--cache`` when one is given."""
+    if args.cache:
+        from sarg_integrations.extraction.cached import cached_offline_extractor
+
+        return cached_offline_extractor(args.extractor, args.cache, config.schema)
+    from sarg_integrations.extraction.choice import resolve_extractor
+
+    return resolve_extractor(args.extractor, config.schema)
+
+
 def _check_llm_options(args: argparse.Namespace) -> None:
     from sarg_integrations.errors import InputError
 
@@ -185,7 +197,10 @@ def _check_llm_options(args: argparse.Namespace) -> None:
             )
             raise InputError(msg, argument="extractor", value=args.extractor)
         return
-    for option, value in (("--cache", args.cache), ("--max-concurrency", args.max_concurrency)):
+    options = [("--max-concurrency", args.max_concurrency)]
+    if not getattr(args, "extractor", None):  # an offline extractor may use a cache too
+        options.append(("--cache", args.cache))
+    for option, value in options:
         if value is not None:
             msg = (
                 f"{option} {value} only applies to LLM extraction; add --llm SPEC "
@@ -263,9 +278,7 @@ def _execute(
             else:
                 pipeline = build_pipeline(config, extractor=extractor)
         elif getattr(args, "extractor", None):
-            from sarg_integrations.extraction.choice import resolve_extractor
-
-            pipeline = build_pipeline(config, extractor=resolve_extractor(args.extractor, config.schema))
+            pipeline = build_pipeline(config, extractor=_offline_extractor(args, config))
         else:
             pipeline = build_pipeline(config)
         result = pipeline.run(query, documents)

@@ -90,20 +90,28 @@ class ExtractorRecipe:
     """A picklable description of the extractor each worker builds (the CLI's factory).
 
     Args:
-        llm: ``PROVIDER:MODEL`` (``sarg run --llm``); the model is built in the worker.
         cache: The cache path or URL every worker writes to (``redis://…`` to share it
             between machines).
+        llm: ``PROVIDER:MODEL`` (``sarg run --llm``); the model is built in the worker.
+        extractor: Or an offline extractor (``tagger``, ``rules``, ``union`` or a trained
+            folder), cached per document by
+            :class:`~sarg_integrations.extraction.cached.CachedExtractor`.
         schema: The extraction schema (``"reasoning"`` or ``"generic_spo"``).
         max_concurrency: Model calls in flight per worker.
     """
 
-    llm: str
     cache: str
+    llm: str | None = None
+    extractor: str | None = None
     schema: str = "reasoning"
     max_concurrency: int = 8
 
     def __call__(self) -> Any:
         """Build the extractor (in the worker)."""
+        if self.llm is None:
+            from sarg_integrations.extraction.cached import cached_offline_extractor
+
+            return cached_offline_extractor(self.extractor or "tagger", self.cache, self.schema)
         from sarg_integrations.extraction.llm.extractor import LLMTripleExtractor
         from sarg_integrations.models import specs
 

@@ -58,8 +58,9 @@ def test_extract_fills_the_cache_that_queries_then_read(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--extractor", "rules"], "offline extractors are not cached at query time"),
-        ([], "needs the model: add --llm"),
+        (["--extractor", "rules", "--llm", "openai:m"], "both choose the extractor"),
+        ([], "needs the extractor: add --llm"),
+        (["--extractor", "no-such-extractor"], "neither tagger, rules, union nor a folder"),
         (["--llm", "openai:m", "--cache", "memcached://h:1"], "URL scheme 'memcached'"),
         (["--llm", "nosuchprovider:m"], "nosuchprovider"),
     ],

@@ -22,3 +22,5 @@ if not _installed("langchain_core"):
     collect_ignore.append("sarg_integrations/langchain")
 if not _installed("llama_index.core"):
     collect_ignore.append("sarg_integrations/llama_index")
+if not _installed("redis"):
+    collect_ignore.append("sarg_integrations/extraction/llm/redis_cache.py")

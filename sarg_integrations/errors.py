@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "CacheUnavailableError",
     "ConfigError",
     "DocumentLoadError",
     "ExtractionError",
@@ -104,3 +105,18 @@ class MissingDependencyError(SARGError, ImportError):
 
 class ModelLoadError(SARGError, RuntimeError):
     """Raised when an embedded model (spaCy pipeline, sentence encoder) cannot be loaded."""
+
+
+class CacheUnavailableError(SARGError, ConnectionError):
+    """Raised by a shared cache whose server is down or too slow to answer.
+
+    The LLM extractor catches it, extracts without the cache, logs a warning and counts
+    ``stats["cache_errors"]``; it never fails a query.
+
+    Attributes:
+        url: The cache URL (without a password).
+    """
+
+    def __init__(self, message: str, *, url: str) -> None:
+        super().__init__(message)
+        self.url = url

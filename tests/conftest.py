@@ -64,3 +64,18 @@ def _real_models_only_in_slow_tests(
         )
 
     monkeypatch.setattr(tagger_model, "load_base_encoder", refuse_tagger)
+
+
+@pytest.fixture
+def redis_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A private ``redis-server`` on a free port (skips with the reason when it cannot start)."""
+    from redis_support import RedisUnavailable, start_redis
+
+    try:
+        server = start_redis(tmp_path_factory.mktemp("redis"))
+    except RedisUnavailable as exc:
+        pytest.skip(f"no Redis server for this test: {exc}")
+    try:
+        yield server
+    finally:
+        server.kill()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -122,3 +123,55 @@ T_CROPS = {
     "evidence": "Floods damage the crops.",
 }
 CLEAN = json.dumps([T_RAIN, T_CROPS])
+
+
+_PROMPT_DOCUMENT = re.compile(r"<document>\n(.*?)\n</document>\n\nAnswer with only", re.DOTALL)
+_CAUSES = re.compile(r"([A-Z][^.]*?) causes ([^.]+)\.")
+
+
+def echo_answer(prompt: str) -> str:
+    """Answer an LLM extraction prompt like a perfect model: one triple per "X causes Y."."""
+    text = _PROMPT_DOCUMENT.findall(prompt)[-1]
+    return json.dumps(
+        [
+            {
+                "cause": m.group(1).lower(),
+                "relation": "causes",
+                "effect": m.group(2),
+                "relation_type": "causal",
+                "evidence": m.group(0),
+            }
+            for m in _CAUSES.finditer(text)
+        ]
+    )
+
+
+class CountingEcho:
+    """A sync fake LLM answering like :func:`echo_answer`; counts its calls (thread-safe).
+
+    Args:
+        on_call: Called with the call number (1, 2, …) before answering.
+    """
+
+    def __init__(self, on_call: Callable[[int], None] | None = None) -> None:
+        self.calls = 0
+        self.on_call = on_call
+        self._lock = threading.Lock()
+
+    def __call__(self, prompt: str) -> str:
+        with self._lock:
+            self.calls += 1
+            n = self.calls
+        if self.on_call is not None:
+            self.on_call(n)
+        return echo_answer(prompt)
+
+
+def echo_extractor(cache: object, max_chunk_tokens: int = 1500) -> object:
+    """An LLM extractor over :class:`CountingEcho` with ``cache`` (a picklable factory body:
+    pass ``functools.partial(echo_extractor, cache)`` to worker processes and Ray)."""
+    from sarg_integrations import LLMTripleExtractor
+
+    return LLMTripleExtractor(
+        CountingEcho(), cache=cache, model_identity="echo", max_chunk_tokens=max_chunk_tokens
+    )

@@ -10,6 +10,7 @@ Examples::
     sarg train-direction --out my-direction-model/
     sarg train-extractor --data my_pairs.jsonl --out my-tagger/
     sarg run -q "Why did yields fall?" -d notes/ --extractor rules
+    sarg extract -d corpus/ --llm openai:gpt-4o-mini --cache redis://cache:6379/0 --workers 4
     sarg eval --dataset musique --limit 200 --out benchmarks/results/eval
     sarg --version
 
@@ -24,7 +25,7 @@ import contextlib
 import os
 import sys
 
-from sarg_integrations.cli import direction, extractor, run
+from sarg_integrations.cli import direction, extract, extractor, run
 from sarg_integrations.cli.paths import check_path_options
 
 __all__ = ["main"]
@@ -46,6 +47,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_commands(sub)
     direction.add_commands(sub)
     extractor.add_commands(sub)
+    extract.add_commands(sub)
     from sarg_integrations.cli import evaluate  # imports the evaluation harness
 
     evaluate.add_commands(sub)

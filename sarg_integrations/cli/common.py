@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     pass
 
 __all__ = [
+    "add_docs_option",
     "emit",
     "isatty",
     "non_empty",
@@ -34,6 +35,20 @@ _NOISY_LOGGERS = (
     "urllib3",
     "filelock",
 )
+
+
+def add_docs_option(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--docs/-d PATH...`` option that ``run`` and ``extract`` share."""
+    parser.add_argument(
+        "--docs",
+        "-d",
+        required=True,
+        nargs="+",
+        metavar="PATH",
+        help=(
+            ".txt/.md files (one document each), .jsonl files ({'id', 'text'} per line) or folders"
+        ),
+    )
 
 
 def positive_int(text: str) -> int:

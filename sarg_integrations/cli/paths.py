@@ -54,6 +54,8 @@ first (mkdir -p /no/such/folder) or pass a path in an existing folder
 def _path_problem(value: str, option: str, kind: str) -> str | None:
     from pathlib import Path
 
+    if kind == "cache" and "://" in value:
+        return None  # a cache URL (redis://…); the extractor checks its scheme
     path = Path(value).expanduser()
     if kind.startswith("in-"):
         if option == "--model" and not path.exists():

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from sarg_integrations.schema import SARGResult, SkippedDocument, SourceDocument
 
 from sarg_integrations.cli.common import (
+    add_docs_option,
     emit,
     isatty,
     non_empty,
@@ -102,8 +103,13 @@ def add_commands(sub: Any) -> None:
     )
     llm.add_argument(
         "--cache",
-        metavar="PATH",
-        help="SQLite file caching the model's answers per chunk (reused across runs)",
+        metavar="PATH|URL",
+        help=(
+            "cache of the model's answers per chunk (with --extractor: of the triples per "
+            "document), reused across runs: an SQLite file, or "
+            "redis://HOST:PORT/DB[?ttl=SECONDS] shared by every replica (needs "
+            '"sarg-integrations[redis]")'
+        ),
     )
     llm.add_argument(
         "--max-concurrency",
@@ -119,16 +125,7 @@ def add_commands(sub: Any) -> None:
         description="Run SARG on .txt/.md/.jsonl files or folders and print a report.",
     )
     run.add_argument("--query", "-q", required=True, type=non_empty, help="the question")
-    run.add_argument(
-        "--docs",
-        "-d",
-        required=True,
-        nargs="+",
-        metavar="PATH",
-        help=(
-            ".txt/.md files (one document each), .jsonl files ({'id', 'text'} per line) or folders"
-        ),
-    )
+    add_docs_option(run)
     folders = run.add_argument_group("reading --docs folders")
     folders.add_argument(
         "--strict",
@@ -212,6 +209,17 @@ def build_llm_extractor(
     )
 
 
+def _offline_extractor(args: argparse.Namespace, config: SARGConfig) -> TripleExtractor:
+    """``--extractor NAME``, behind the ``--cache`` when one is given."""
+    if args.cache:
+        from sarg_integrations.extraction.cached import cached_offline_extractor
+
+        return cached_offline_extractor(args.extractor, args.cache, config.schema)
+    from sarg_integrations.extraction.choice import resolve_extractor
+
+    return resolve_extractor(args.extractor, config.schema)
+
+
 def _check_llm_options(args: argparse.Namespace) -> None:
     from sarg_integrations.errors import InputError
 
@@ -223,7 +231,10 @@ def _check_llm_options(args: argparse.Namespace) -> None:
             )
             raise InputError(msg, argument="extractor", value=args.extractor)
         return
-    for option, value in (("--cache", args.cache), ("--max-concurrency", args.max_concurrency)):
+    options = [("--max-concurrency", args.max_concurrency)]
+    if not getattr(args, "extractor", None):  # an offline extractor may use a cache too
+        options.append(("--cache", args.cache))
+    for option, value in options:
         if value is not None:
             msg = (
                 f"{option} {value} only applies to LLM extraction; add --llm SPEC "
@@ -313,9 +324,7 @@ def _execute(
             else:
                 pipeline = build_pipeline(config, extractor=extractor)
         elif getattr(args, "extractor", None):
-            from sarg_integrations.extraction.choice import resolve_extractor
-
-            pipeline = build_pipeline(config, extractor=resolve_extractor(args.extractor, config.schema))
+            pipeline = build_pipeline(config, extractor=_offline_extractor(args, config))
         else:
             pipeline = build_pipeline(config)
         result = pipeline.run(query, documents)

@@ -12,9 +12,16 @@ Backends:
 * :class:`KeyValueStoreCache` – any store with ``mget(keys)`` / ``mset(pairs)`` of
   bytes, e.g. LangChain's ``BaseStore[str, bytes]`` (``LocalFileStore``,
   ``InMemoryByteStore``, Redis…), found by duck typing.
+* :class:`~sarg_integrations.extraction.llm.redis_cache.RedisCache` – a Redis server
+  shared by replicas and batch workers (``cache="redis://host:6379/0"``; needs the
+  ``redis`` extra), with an optional TTL; a server that is down or slow degrades to
+  "no cache" with a warning.
 * :class:`MemoryCache` – a dict, for tests and one-off runs.
 
-Anything with ``get_many(keys) -> dict`` and ``set_many(mapping)`` also works.
+Anything with ``get_many(keys) -> dict`` and ``set_many(mapping)`` also works. A stored
+value that is not valid JSON (written by another tool, or torn) comes back from
+``get_many`` as an :class:`InvalidEntry`; the extractor ignores it, extracts the chunk
+again and counts it in ``stats["cache_invalid_entries"]``.
 """
 
 from __future__ import annotations
@@ -24,10 +31,12 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -35,18 +44,54 @@ from sarg_integrations.errors import ConfigError
 
 __all__ = [
     "CACHE_FORMAT",
+    "CACHE_SCHEMES",
     "ExtractionCache",
+    "InvalidEntry",
     "KeyValueStoreCache",
     "MemoryCache",
     "SQLiteCache",
     "as_cache",
     "cache_key",
+    "decode_value",
+    "url_scheme",
 ]
 
 log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1
 """Bumped when the cached value layout changes (it is part of every key)."""
+
+
+CACHE_SCHEMES = ("redis", "rediss", "unix", "sqlite")
+"""The URL schemes ``cache=`` accepts (anything else with ``://`` is a ConfigError)."""
+
+
+@dataclass(frozen=True)
+class InvalidEntry:
+    """A stored value that could not be read as JSON (the caller ignores and reports it).
+
+    Attributes:
+        reason: Why it was rejected, e.g. ``"not valid JSON"``.
+    """
+
+    reason: str
+
+
+def decode_value(raw: Any, key: str, where: str) -> Any:
+    r"""Decode one stored value (JSON text or UTF-8 JSON bytes); :class:`InvalidEntry` if not.
+
+    Example:
+        >>> decode_value(b'{"triples": []}', "k", "here")
+        {'triples': []}
+        >>> decode_value(b"\x80\x04pickle", "k", "here")  # logs a warning
+        InvalidEntry(reason='not valid JSON (UnicodeDecodeError)')
+    """
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw
+        return json.loads(text) if isinstance(text, str) else text
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        log.warning("ignoring a cache entry %s in %s that is not valid JSON", key[:12], where)
+        return InvalidEntry(f"not valid JSON ({type(exc).__name__})")
 
 
 def cache_key(chunk_text: str, model_identity: str, prompt_fingerprint: str) -> str:
@@ -242,7 +287,7 @@ class SQLiteCache:
                 delay = min(delay * 2, 2.0)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
-        """Return the values found for ``keys``; unreadable values are logged and skipped."""
+        """Return the values found for ``keys``; unreadable ones as :class:`InvalidEntry`."""
         out: dict[str, Any] = {}
         keys = list(dict.fromkeys(keys))
         conn = self._conn()
@@ -253,10 +298,7 @@ class SQLiteCache:
                 f"SELECT key, value FROM {self.table} WHERE key IN ({marks})", batch
             ).fetchall()
             for key, value in rows:
-                try:
-                    out[key] = json.loads(value)
-                except ValueError:
-                    log.warning("ignoring a corrupt cache entry %s in %s", key[:12], self.path)
+                out[key] = decode_value(value, key, str(self.path))
         return out
 
     def set_many(self, items: Mapping[str, Any]) -> None:
@@ -371,19 +413,14 @@ class KeyValueStoreCache:
         return f"KeyValueStoreCache({type(self.store).__name__})"
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
-        """Return the values found for ``keys``; unreadable values are logged and skipped."""
+        """Return the values found for ``keys``; unreadable ones as :class:`InvalidEntry`."""
         keys = list(keys)
         values = self.store.mget([self.namespace + k for k in keys])
-        out: dict[str, Any] = {}
-        for key, value in zip(keys, values):
-            if value is None:
-                continue
-            try:
-                text = value.decode("utf-8") if isinstance(value, (bytes, bytearray)) else value
-                out[key] = json.loads(text) if isinstance(text, str) else text
-            except ValueError:
-                log.warning("ignoring a corrupt cache entry %s in %r", key[:12], self.store)
-        return out
+        return {
+            key: decode_value(value, key, repr(self.store))
+            for key, value in zip(keys, values)
+            if value is not None
+        }
 
     def set_many(self, items: Mapping[str, Any]) -> None:
         """Store ``items`` as JSON bytes."""
@@ -400,14 +437,39 @@ def as_cache(cache: Any) -> ExtractionCache | None:
     """Return ``cache`` as an :class:`ExtractionCache`.
 
     Args:
-        cache: ``None`` (no cache), a path (SQLite file), an object with
-            ``get_many`` / ``set_many``, or a store with ``mget`` / ``mset``.
+        cache: ``None`` (no cache), a path (SQLite file), a URL
+            (``redis://host:6379/0``, ``rediss://…``, ``unix:///run/redis.sock``,
+            ``sqlite:///path/cache.sqlite``; see :data:`CACHE_SCHEMES`), an object
+            with ``get_many`` / ``set_many``, or a store with ``mget`` / ``mset``.
 
     Raises:
-        ConfigError: Anything else.
+        ConfigError: A URL with another scheme (it never becomes a local path), or
+            anything else that is not a cache.
+        MissingDependencyError: A Redis URL without the ``redis`` package.
+
+    Example:
+        >>> as_cache("memcached://127.0.0.1:11211")
+        Traceback (most recent call last):
+        ...
+        sarg_integrations.errors.ConfigError: cache='memcached://127.0.0.1:11211' has the URL scheme 'memcached', which is not supported; use redis://HOST:PORT/DB, rediss://HOST:PORT/DB, unix:///PATH/redis.sock, sqlite:///PATH or a plain file path (SQLite)
     """
     if cache is None or cache is False:
         return None
+    if isinstance(cache, str):
+        scheme = url_scheme(cache)
+        if scheme in ("redis", "rediss", "unix"):
+            from sarg_integrations.extraction.llm.redis_cache import RedisCache
+
+            return RedisCache(cache)
+        if scheme == "sqlite":
+            return SQLiteCache(cache[len("sqlite://") :])
+        if scheme is not None:
+            msg = (
+                f"cache={cache!r} has the URL scheme {scheme!r}, which is not supported; use "
+                "redis://HOST:PORT/DB, rediss://HOST:PORT/DB, unix:///PATH/redis.sock, "
+                "sqlite:///PATH or a plain file path (SQLite)"
+            )
+            raise ConfigError(msg, field="cache", value=cache)
     if isinstance(cache, (str, os.PathLike)):
         return SQLiteCache(cache)
     if callable(getattr(cache, "get_many", None)) and callable(getattr(cache, "set_many", None)):
@@ -415,7 +477,21 @@ def as_cache(cache: Any) -> ExtractionCache | None:
     if callable(getattr(cache, "mget", None)) and callable(getattr(cache, "mset", None)):
         return KeyValueStoreCache(cache)
     msg = (
-        f"cache={cache!r} is not a cache; pass a file path (SQLite), a LangChain "
+        f"cache={cache!r} is not a cache; pass a file path (SQLite), a redis:// URL, a LangChain "
         "BaseStore[str, bytes] (mget/mset), or an object with get_many/set_many"
     )
     raise ConfigError(msg, field="cache", value=cache)
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def url_scheme(text: str) -> str | None:
+    """The lower-cased scheme of ``text`` when it is a URL (``scheme://…``), else None.
+
+    Example:
+        >>> url_scheme("Redis://h:6379/0"), url_scheme("cache.sqlite"), url_scheme("C:/x.db")
+        ('redis', None, None)
+    """
+    match = _SCHEME.match(text.strip())
+    return match.group(1).lower() if match else None

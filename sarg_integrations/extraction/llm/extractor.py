@@ -48,9 +48,15 @@ from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.chunking import Chunk, estimate_tokens, split_into_chunks
 from sarg_integrations.extraction.grounding import DocumentIndex, ground_items
-from sarg_integrations.extraction.llm.cache import ExtractionCache, as_cache, cache_key
+from sarg_integrations.extraction.llm.cache import (
+    ExtractionCache,
+    InvalidEntry,
+    as_cache,
+    cache_key,
+)
 from sarg_integrations.extraction.llm.parsing import AnswerParseError, ParsedAnswer, parse_answer
 from sarg_integrations.extraction.llm.prompts import ExtractionPrompt, get_prompt
+from sarg_integrations.extraction.prefill import COUNTERS
 from sarg_integrations.models.completion import (
     Completion,
     CompletionRequest,
@@ -233,6 +239,7 @@ class LLMTripleExtractor:
         self.screen_instructions = bool(screen_instructions)
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
+        self._cache_warned_at = -math.inf
         self._loop_thread = SyncRunner()
         self._semaphores: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, asyncio.Semaphore
@@ -328,6 +335,54 @@ class LLMTripleExtractor:
             document.text, self.max_chunk_tokens, count_tokens=self.count_tokens
         )
 
+    def cache_key(self, chunk_text: str) -> str:
+        """The cache key of one chunk for this model and prompt (see :func:`.cache.cache_key`)."""
+        return cache_key(chunk_text, self.model_identity, self.prompt.fingerprint)
+
+    def fill_cache(self, chunk_texts: Iterable[str]) -> dict[str, int]:
+        """Extract the chunks that are not cached yet and store the answers (pre-extraction).
+
+        Chunks already in the cache are skipped (so an interrupted run resumes), the
+        same text twice is extracted once, and failures are counted, not raised. Pass
+        the texts of :meth:`chunk` so that later queries find them.
+
+        Returns:
+            Counters: ``chunks`` (distinct), ``cached``, ``extracted``, ``failed``,
+            ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``cache_errors``
+            (a failed write leaves its chunk uncached) and ``cache_invalid_entries``.
+
+        Raises:
+            ConfigError: The extractor has no cache.
+
+        Example:
+            >>> from sarg_integrations.extraction.llm.cache import MemoryCache
+            >>> extractor = LLMTripleExtractor(lambda p: "[]", cache=MemoryCache())
+            >>> extractor.fill_cache(["Rain causes floods."])["extracted"]
+            1
+            >>> extractor.fill_cache(["Rain causes floods."])["cached"]
+            1
+        """
+        if self.cache is None:
+            msg = (
+                "fill_cache needs a cache; build the extractor with cache=PATH_OR_URL, "
+                "e.g. cache='redis://127.0.0.1:6379/0'"
+            )
+            raise ConfigError(msg, field="cache", value=None)
+        unique = {self.cache_key(text): text for text in chunk_texts}
+        results, cache_stats = self._loop_thread.run(self._resolve(unique, None, None))
+        counts: collections.Counter[str] = collections.Counter(
+            {k: 0 for k in COUNTERS}, chunks=len(unique)
+        )
+        counts.update(+cache_stats)
+        for res in results.values():
+            if res.from_cache:
+                counts["cached"] += 1
+                continue
+            counts["extracted" if res.items is not None else "failed"] += 1
+            for name in ("llm_calls", "prompt_tokens", "completion_tokens", "cache_errors"):
+                counts[name] += res.stats.get(name, 0)
+        return {k: int(v) for k, v in counts.items()}
+
     # ------------------------------------------------------------------ batch
 
     @staticmethod
@@ -359,18 +414,33 @@ class LLMTripleExtractor:
         plans = []
         for doc in documents:
             chunks = self.chunk(doc)
-            identity, fingerprint = self.model_identity, self.prompt.fingerprint
-            keys = [cache_key(c.text, identity, fingerprint) for c in chunks]
+            keys = [self.cache_key(c.text) for c in chunks]
             plans.append(_Plan(doc, DocumentIndex.build(doc.text), chunks, keys))
         unique: dict[str, str] = {}
         for plan in plans:
             for chunk, key in zip(plan.chunks, plan.keys):
                 unique.setdefault(key, chunk.text)
-        cached, cache_errors = await self._cache_lookup(list(unique), _left(deadline_at))
+        results, cache_stats = await self._resolve(unique, deadline, deadline_at)
+        wall = time.perf_counter() - started
+        return self._assemble(plans, results, wall, cache_stats)
+
+    async def _resolve(
+        self, unique: dict[str, str], deadline: float | None, deadline_at: float | None
+    ) -> tuple[dict[str, _ChunkResult], collections.Counter[str]]:
+        """The result of every chunk ``{key: text}``: from the cache, else from the model.
+
+        Also returns the cache's counters (``cache_errors``, ``cache_invalid_entries``).
+        """
+        cache_stats: collections.Counter[str] = collections.Counter()
+        cached, cache_stats["cache_errors"] = await self._cache_lookup(
+            list(unique), _left(deadline_at)
+        )
         results: dict[str, _ChunkResult] = {}
         for key, value in cached.items():
             items = _cached_items(value)
-            if items is not None:
+            if items is None:
+                cache_stats["cache_invalid_entries"] += 1
+            else:
                 results[key] = _ChunkResult(items=items, from_cache=True)
         sem = self._semaphore()
         pending = {
@@ -395,8 +465,7 @@ class LLMTripleExtractor:
                     results[key] = _ChunkResult(error=reason)
                 else:
                     results[key] = task.result()
-        wall = time.perf_counter() - started
-        return self._assemble(plans, results, wall, cache_errors)
+        return results, cache_stats
 
     async def _cache_lookup(
         self, keys: list[str], timeout: float | None = None
@@ -407,19 +476,31 @@ class LLMTripleExtractor:
             lookup = asyncio.to_thread(self.cache.get_many, keys)
             return await asyncio.wait_for(lookup, timeout), 0
         except Exception as exc:
-            log.warning(
-                "extraction cache read failed (%s: %s); extracting without it",
-                type(exc).__name__,
-                exc,
-            )
+            self._warn_cache("read failed", exc, "extracting without it")
             return {}, 1
+
+    def _warn_cache(self, what: str, exc: BaseException, consequence: str) -> None:
+        """Log a cache failure: a warning at most every 30 s, the repeats at debug level."""
+        now = time.monotonic()
+        with self._rng_lock:
+            loud = now - self._cache_warned_at >= 30.0
+            if loud:
+                self._cache_warned_at = now
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        log.log(
+            logging.WARNING if loud else logging.DEBUG,
+            "extraction cache %s (%s); %s (counted in stats['cache_errors'])",
+            what,
+            detail,
+            consequence,
+        )
 
     def _assemble(
         self,
         plans: Sequence[_Plan],
         results: dict[str, _ChunkResult],
         wall: float,
-        cache_errors: int,
+        cache_stats: collections.Counter[str],
     ) -> list[_DocResult]:
         owners: set[str] = set()
         busy: list[float] = []
@@ -468,8 +549,8 @@ class LLMTripleExtractor:
                 dropped += grounded.dropped_ungrounded + grounded.dropped_off_schema
                 drop_examples.extend(grounded.examples)
                 triples.extend(grounded.triples)
-            if cache_errors and not drafts:
-                stats["cache_errors"] += cache_errors
+            if not drafts:  # the batch's cache counters go to its first document
+                stats.update(+cache_stats)
             triples = _dedupe(triples, stats)
             busy.append(doc_busy)
             drafts.append((plan, stats, triples, failures, drop_examples, raw_output, dropped))
@@ -587,7 +668,7 @@ class LLMTripleExtractor:
             await asyncio.to_thread(self.cache.set_many, {key: value})
         except Exception as exc:
             stats["cache_errors"] += 1
-            log.warning("extraction cache write failed (%s: %s)", type(exc).__name__, exc)
+            self._warn_cache("write failed", exc, "the answer is not cached")
 
     async def _call(
         self,
@@ -657,6 +738,8 @@ def _left(deadline_at: float | None) -> float | None:
 
 
 def _cached_items(value: Any) -> list[dict[str, Any]] | None:
+    if isinstance(value, InvalidEntry):
+        return None  # the cache logged it
     if not isinstance(value, dict) or not isinstance(value.get("triples"), list):
         log.warning("ignoring a cache entry of unexpected shape")
         return None

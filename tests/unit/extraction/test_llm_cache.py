@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes import CountingEcho
 
 from sarg_integrations import LLMTripleExtractor
 from sarg_integrations.errors import ConfigError
@@ -24,35 +25,6 @@ from sarg_integrations.extraction.llm.cache import (
     cache_key,
 )
 from sarg_integrations.schema import SourceDocument
-
-_DOCUMENT = re.compile(r"<document>\n(.*?)\n</document>\n\nAnswer with only", re.DOTALL)
-_CAUSES = re.compile(r"([A-Z][^.]*?) causes ([^.]+)\.")
-
-
-class CountingEcho:
-    """A sync fake model: one triple per "X causes Y." sentence; counts its calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self._lock = threading.Lock()
-
-    def __call__(self, prompt: str) -> str:
-        with self._lock:
-            self.calls += 1
-        text = _DOCUMENT.findall(prompt)[-1]
-        return json.dumps(
-            [
-                {
-                    "cause": m.group(1).lower(),
-                    "relation": "causes",
-                    "effect": m.group(2),
-                    "relation_type": "causal",
-                    "evidence": m.group(0),
-                }
-                for m in _CAUSES.finditer(text)
-            ]
-        )
-
 
 DOCS = [
     SourceDocument("a", "Rain causes floods. Floods causes damage."),
@@ -353,3 +325,70 @@ def test_a_foreign_table_or_a_newer_format_is_refused(tmp_path: Path) -> None:
         conn.execute("UPDATE sarg_extraction_meta SET value = '99' WHERE name = 'format'")
     with pytest.raises(ConfigError, match=r"cache format '99'.*reads format 1"):
         SQLiteCache(newer)
+
+
+# --------------------------------------------------------------------------- cache URLs
+
+
+@pytest.mark.parametrize(
+    "url", ["memcached://127.0.0.1:11211", "http://cache:80/", "s3://bucket/cache", "file:///x"]
+)
+def test_an_unsupported_url_scheme_is_a_config_error_not_a_path(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    expected = r"not supported; use redis://HOST:PORT/DB.*sqlite"
+    with pytest.raises(ConfigError, match=expected) as info:
+        LLMTripleExtractor(CountingEcho(), cache=url, model_identity="echo")
+    assert info.value.field == "cache" and info.value.value == url
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_redis_url_never_becomes_a_local_sqlite_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("redis")
+    from sarg_integrations.extraction.llm.redis_cache import RedisCache
+
+    monkeypatch.chdir(tmp_path)
+    cache = as_cache("redis://127.0.0.1:1/0")  # nothing listens there; no connection yet
+    assert isinstance(cache, RedisCache) and list(tmp_path.iterdir()) == []
+
+
+def test_a_redis_url_without_the_client_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sarg_integrations.errors import MissingDependencyError
+
+    monkeypatch.setitem(__import__("sys").modules, "redis", None)
+    with pytest.raises(MissingDependencyError, match=r"sarg-integrations\[redis\]"):
+        as_cache("redis://127.0.0.1:6379/0")
+
+
+def test_an_unreachable_redis_degrades_to_no_cache() -> None:
+    pytest.importorskip("redis")
+    extractor = LLMTripleExtractor(
+        CountingEcho(), cache="redis://127.0.0.1:1/0?timeout=0.2", model_identity="echo"
+    )
+    outcomes = run(extractor)
+    assert len(triples_of(outcomes)) == 4
+    assert sum(o.stats["cache_errors"] for o in outcomes) == 1 + 3
+
+
+def test_sqlite_urls_and_redis_options_are_checked(tmp_path: Path) -> None:
+    cache = as_cache(f"sqlite://{tmp_path}/c.sqlite")
+    assert isinstance(cache, SQLiteCache) and cache.path == tmp_path / "c.sqlite"
+    pytest.importorskip("redis")
+    with pytest.raises(ConfigError, match=r"ttl=-5 is invalid"):
+        as_cache("redis://127.0.0.1:1/0?ttl=-5")
+    with pytest.raises(ConfigError, match=r"timeout=soon is invalid"):
+        as_cache("redis://127.0.0.1:1/0?timeout=soon")
+    with pytest.raises(ConfigError, match=r"not a usable Redis URL"):
+        as_cache("redis://127.0.0.1:notaport/0")
+
+
+def test_a_value_that_is_not_json_in_a_byte_store_is_reported() -> None:
+    store = BytesStore()
+    extractor = LLMTripleExtractor(CountingEcho(), cache=store, model_identity="echo")
+    key = extractor.cache_key(DOCS[2].text)
+    store.data["sarg-extraction/" + key] = b"\x80\x04not json"
+    (outcome,) = extractor.extract_many(DOCS[2:])
+    assert outcome.stats["cache_invalid_entries"] == 1 and len(outcome.triples) == 1

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from fakes import CLEAN, T_CROPS, T_RAIN, FixedKeyphrases, HashingEmbedder
+from fakes import CLEAN, T_CROPS, T_RAIN, FixedKeyphrases, HashingEmbedder, echo_answer
 
 from sarg_integrations import LLMTripleExtractor, SARGConfig, SARGPipeline
 from sarg_integrations.direction import CueWordDirectionClassifier
@@ -47,27 +47,6 @@ class Replay:
         if isinstance(answer, BaseException):
             raise answer
         return answer
-
-
-_DOCUMENT = re.compile(r"<document>\n(.*?)\n</document>\n\nAnswer with only", re.DOTALL)
-_CAUSES = re.compile(r"([A-Z][^.]*?) causes ([^.]+)\.")
-
-
-def echo_answer(prompt: str) -> str:
-    """Answer like a perfect model: one triple per "X causes Y." sentence of the document."""
-    text = _DOCUMENT.findall(prompt)[-1]
-    return json.dumps(
-        [
-            {
-                "cause": m.group(1).lower(),
-                "relation": "causes",
-                "effect": m.group(2),
-                "relation_type": "causal",
-                "evidence": m.group(0),
-            }
-            for m in _CAUSES.finditer(text)
-        ]
-    )
 
 
 class Echo:

@@ -108,13 +108,12 @@ class SARGConfig:
             mentioned by those already picked; see :mod:`sarg_integrations.evidence`);
             on fallback the evidence is those ``n`` documents instead of all of them.
             Applies to both strategies, and takes precedence over ``evidence_budget``.
-        evidence_budget: The default evidence policy. When the kept chains cover the
-            question (a chain document is about as similar to the query as the most
-            similar retrieved document, :func:`~sarg_integrations.evidence.chains_cover_query`),
-            the evidence is the chain documents alone. Otherwise (no chains, fallback, or
-            chains through side documents) it is topped up by bridge-guided relevance
-            while the evidence stays within this share of the retrieved words; on
-            fallback those documents replace the whole context. ``None``: the paper's
+        evidence_budget: The default evidence policy: a word budget of this share of the
+            retrieved words, filled in order of trust: the documents behind the kept
+            chains, the documents linked to them by near-miss triples (both kept whole,
+            even past the budget), then documents by bridge-guided relevance while they
+            fit; on fallback those relevance picks replace the whole context
+            (:func:`~sarg_integrations.evidence.compile_evidence`). ``None``: the paper's
             evidence (chain documents only; every document on fallback), as in
             :meth:`paper`. The TaSR strategy keeps its own hop-by-hop selection.
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:
@@ -224,9 +223,8 @@ class SARGConfig:
     evidence_budget: float | None = _setting(
         0.5,
         "core",
-        "when the chains do not cover the question, top the evidence up by bridge-guided "
-        "relevance to at most SHARE of the retrieved words (in [0, 1]); ignored with "
-        "--evidence-fill",
+        "fill the evidence up to SHARE of the retrieved words (in [0, 1]): chain documents, "
+        "documents linked to them, then bridge-guided relevance; ignored with --evidence-fill",
         low=0.0,
         option="--evidence-budget",
         metavar="SHARE",

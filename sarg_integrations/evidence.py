@@ -24,8 +24,6 @@ document-level bridge graph and use it to pick documents:
 * :func:`documents_linked_by_triples`: documents whose triples name what the chain
   documents' triples name, though the graph did not merge the two nodes ("smaller wheat
   harvest" / "wheat harvest in the northern provinces"): the links a chain missed.
-* :func:`chains_cover_query`: whether the chain evidence already holds what the question
-  is about (the default, ``evidence_budget``, fills only when it does not).
 
 Everything here is pure and deterministic (ties go to the earlier document).
 """
@@ -48,15 +46,11 @@ __all__ = [
     "bridge_guided_selection",
     "bridge_links",
     "chain_evidence",
-    "chains_cover_query",
     "compile_evidence",
     "documents_linked_by_triples",
     "document_topic",
     "fill_evidence",
 ]
-
-COVERAGE_MARGIN = 0.05
-"""Chains cover the question when their best document is this close (cosine) to the best one."""
 
 MAX_TOPIC_WORDS = 8
 """Topics longer than this many words are ignored (a sentence, not a name)."""
@@ -205,11 +199,13 @@ def compile_evidence(
 
     * ``evidence_fill=n``: the chain evidence plus ``n`` documents by bridge-guided
       relevance (on fallback: those ``n`` alone).
-    * ``evidence_budget=b`` (the default, SARG strategy only): the chain evidence, then the documents
-      linked to it by near-miss triples (:func:`documents_linked_by_triples`). When
-      these cover the question (:func:`chains_cover_query`) that is all; otherwise the
-      evidence is topped up by bridge-guided relevance while it stays within ``b`` of
-      the retrieved words (on fallback: those documents alone).
+    * ``evidence_budget=b`` (the default, SARG strategy only): a word budget of ``b``
+      times the retrieved words, filled in order of trust: the chain evidence, then the
+      documents linked to it by near-miss triples (:func:`documents_linked_by_triples`;
+      these two are kept whole even past the budget), then documents by bridge-guided
+      relevance while they fit (on fallback: those documents alone). On a causal story
+      the chain documents fill the budget and the distractors stay out; on a factoid
+      question whose chains miss the answer the relevance fill brings it in.
     * neither (``SARGConfig.paper()``): the paper's ``D_P``, the chain evidence alone,
       and every document on fallback.
 
@@ -226,8 +222,7 @@ def compile_evidence(
         query_vector: The query's embedding, shape (1, d), if already computed; only
             the fill needs it.
         stats: Receives ``evidence_filled``, ``evidence_bridged`` and, under a budget,
-            ``evidence_linked``, ``evidence_covered`` (the chains covered the question)
-            and ``evidence_budget_words``.
+            ``evidence_linked`` and ``evidence_budget_words``.
         triples: Every extracted triple (for the near-miss links of the budget policy).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
@@ -249,16 +244,11 @@ def compile_evidence(
         if evidence:
             evidence += linked_evidence(documents, evidence, triples)
         stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
-        relevance = document_relevance(documents, embedder, query_vector)
-        covered = fallback_reason is None and chains_cover_query(evidence, relevance)
-        stats["evidence_covered"] = covered
-        if not covered:
-            words = round(budget * sum(_word_count(d.text) for d in documents))
-            stats["evidence_budget_words"] = words
-            evidence += fill_evidence(
-                documents, evidence, None, embedder, query_vector, stats,
-                budget_words=words, relevance=relevance,
-            )
+        words = round(budget * sum(_word_count(d.text) for d in documents))
+        stats["evidence_budget_words"] = words
+        evidence += fill_evidence(
+            documents, evidence, None, embedder, query_vector, stats, budget_words=words
+        )
     elif fallback_reason is not None:
         evidence = [
             EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in documents if d.text.strip()
@@ -373,32 +363,6 @@ def document_relevance(
     return relevance
 
 
-def chains_cover_query(
-    evidence: Sequence[EvidencePassage],
-    relevance: Mapping[str, float],
-    margin: float = COVERAGE_MARGIN,
-) -> bool:
-    """Whether the chain evidence holds what the question is about.
-
-    True when some chain (or linked) document is within ``margin`` (cosine) of the retrieved
-    document most similar to the query: the chains then run through the question's
-    own topic, and more documents would mostly add distractors. False when there is no
-    chain evidence, or the chains run through side documents (as reasoning-schema
-    chains on factoid questions often do), so the evidence should be topped up.
-
-    Example:
-        >>> chain = [EvidencePassage("a", "...", (1,))]
-        >>> chains_cover_query(chain, {"a": 0.62, "b": 0.65})
-        True
-        >>> chains_cover_query(chain, {"a": 0.30, "b": 0.65})
-        False
-    """
-    cited = [relevance.get(p.document_id, -1.0) for p in evidence if p.selected_by in ("chain", "linked")]
-    if not cited or not relevance:
-        return False
-    return max(cited) >= max(relevance.values()) - margin
-
-
 def chain_evidence(
     documents: Sequence[SourceDocument],
     chains: Sequence[ReasoningChain],
@@ -451,7 +415,8 @@ def fill_evidence(
     Relevance is the cosine of each candidate with ``query_vector`` (or ``relevance``
     when given); the picks follow :func:`bridge_guided_selection`. ``count`` caps the
     number of picks; ``budget_words`` caps the words of ``already`` plus the picks (a
-    document that would overflow it is passed over and the next one tried). Each
+    document that would overflow it is passed over and the next one tried; on
+    fallback, with nothing ``already``, the first pick is taken even past it). Each
     passage says whether it was reached over a bridge (``selected_by="bridge"``) or by
     relevance alone. Adds ``evidence_filled`` and ``evidence_bridged`` to ``stats``.
     """
@@ -473,7 +438,7 @@ def fill_evidence(
         fitting = []
         for doc_id in order:
             words = _word_count(by_id[doc_id].text)
-            if used + words <= budget_words or not fitting:
+            if used + words <= budget_words or not (fitting or already):
                 fitting.append(doc_id)
                 used += words
         order = fitting

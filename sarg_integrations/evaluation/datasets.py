@@ -136,7 +136,9 @@ def load_dataset(
         raise InputError(msg, argument="data", value=str(file))
     parse = {"hotpotqa": _hotpotqa, "musique": _musique, "2wiki": _twowiki}[dataset]
     questions = []
+    rows = 0
     for index, row in enumerate(_rows(file, dataset)):
+        rows = index + 1
         if index < offset:
             continue
         if limit is not None and len(questions) >= limit:
@@ -154,6 +156,9 @@ def load_dataset(
             random.Random(f"{seed}:{question.id}").shuffle(paragraphs)
             question = _replace(question, paragraphs=tuple(paragraphs))
         questions.append(question)
+    if offset and not questions:
+        msg = f"offset={offset} skips every question of {file} (it holds {rows}); use a smaller --offset"
+        raise InputError(msg, argument="offset", value=offset)
     return questions
 
 

@@ -76,8 +76,8 @@ def add_eval_arguments(
         "--extractor",
         default=None,
         metavar="NAME|DIR",
-        help="ester/esc: the triple extractor: 'tagger' (the default, the learned span tagger), "
-        "'rules', 'union' (tagger + rules) or a folder written by `sarg train-extractor`",
+        help="ester/esc: the triple extractor: 'union' (the default: the learned tagger plus "
+        "the rules' cues), 'tagger', 'rules' or a folder written by `sarg train-extractor`",
     )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="shuffle seed (default 0)")
     parser.add_argument(

@@ -48,6 +48,7 @@ DEFAULT_TAGGER_DIR = Path(__file__).resolve().parent.parent / "data" / "tagger"
 """The tagger that ships in the package."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*")
+_ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ABBREVIATION = re.compile(r"(?:\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Inc|Ltd|Co|vs|etc|e\.g|i\.e|U\.S|U\.K)\.)$")
 _PRONOUN_CAUSE = re.compile(r"^(?:this|that|these|those|it|which|such)(?:\s+\w+)?$", re.IGNORECASE)
 
@@ -264,7 +265,7 @@ class TaggerExtractor:
         too_long: dict[int, int] = {}
         for index, document in enumerate(documents):
             text = document.text if isinstance(document.text, str) else ""
-            for start, end in split_sentences(text):
+            for start, end in self._sentences(text):
                 if self.max_sentence_chars is not None and end - start > self.max_sentence_chars:
                     too_long[index] = too_long.get(index, 0) + 1
                     continue
@@ -340,6 +341,21 @@ class TaggerExtractor:
                         effect_text=effect_text,
                     )
                 )
+
+    def _sentences(self, text: str) -> list[tuple[int, int]]:
+        """The sentences of ``text``; an overlong one is re-split at every ``. `` so that
+        prose glued to a junk stretch ("Rain caused floods. xxxx…") is still read."""
+        out = []
+        for start, end in split_sentences(text):
+            if self.max_sentence_chars is None or end - start <= self.max_sentence_chars:
+                out.append((start, end))
+                continue
+            piece = start
+            for match in _ANY_SENTENCE_END.finditer(text, start, end):
+                out.append((piece, match.start()))
+                piece = match.end()
+            out.append((piece, end))
+        return [(s, e) for s, e in out if e > s]
 
     def _report(self, results: list[list[Triple]], too_long: dict[int, int]) -> list[list[Triple] | ExtractionOutcome]:
         return report_too_long(results, too_long, self.max_sentence_chars)

@@ -249,12 +249,12 @@ def test_documents_that_are_not_a_list_are_an_input_error(documents):
         make().run(QUERY, documents)
 
 
-# ----------------------------------- the real offline extractors: tagger and rules (slow)
+# --------------------------- the real offline extractors: union, tagger and rules (slow)
 
 
-@pytest.fixture(scope="module", params=["tagger", "rules"])
+@pytest.fixture(scope="module", params=["union", "tagger", "rules"])
 def rules(request):
-    """Each real offline extractor in turn (the learned default, then the rules)."""
+    """Each real offline extractor in turn (the default union, the tagger alone, the rules)."""
     from sarg_integrations.extraction.choice import resolve_extractor
 
     extractor = resolve_extractor(request.param)
@@ -292,7 +292,7 @@ def test_real_extractor_keeps_the_prose_around_an_overlong_sentence(rules):
     text = "Food shortage causes unrest. " + "x" * 6_000 + ". Unrest leads to migration."
     (outcome,) = rules.extract_many([SourceDocument("mix", text)])
     assert outcome.error is None and outcome.stats == {"sentences_skipped_too_long": 1}
-    assert [text[slice(*t.sentence_span)] for t in outcome.triples] == [
+    assert sorted({text[slice(*t.sentence_span)] for t in outcome.triples}) == [
         "Food shortage causes unrest.",
         "Unrest leads to migration.",
     ]
@@ -301,6 +301,8 @@ def test_real_extractor_keeps_the_prose_around_an_overlong_sentence(rules):
 @pytest.mark.slow
 def test_real_extractor_long_sentence_under_the_cap_is_parsed(rules):
     text = " ".join(["word"] * 10_000) + "."  # 50 KB
+    if type(rules).__name__ == "UnionExtractor":
+        pytest.skip("the union has no cap of its own: its two extractors are run above")
     uncapped = type(rules)(nlp=rules.nlp, max_sentence_chars=None)
     start = time.perf_counter()
     result = run_with({"id": "big", "text": text}, extractor=uncapped)

@@ -125,7 +125,7 @@ def test_hostile_corpus_with_fixed_headers_in_every_position():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("extractor", ["tagger", "rules"])
+@pytest.mark.parametrize("extractor", ["union", "tagger", "rules"])
 def test_offline_extractors_turn_no_instruction_into_a_chain(extractor):
     assert_safe(pipeline(extractor).run(QUERY, CORPUS))
 

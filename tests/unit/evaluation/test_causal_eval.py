@@ -448,7 +448,7 @@ def test_sarg_eval_ester_real_models(shared_data: Path, tmp_path: Path) -> None:
     assert code == 0
     summary = json.loads((out / "ester.json").read_text())
     assert summary["aggregates"]["n_questions"] == 3
-    assert summary["settings"]["extractor"] == "tagger"
+    assert summary["settings"]["extractor"] == "union"  # the package default
     for record in summary["records"]:
         for q in record["questions"]:
             assert q["dense"]["words"] <= q["sarg"]["words"]

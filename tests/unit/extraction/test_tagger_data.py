@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sarg_integrations.errors import ConfigError, InputError, ModelLoadError
-from sarg_integrations.extraction.choice import resolve_extractor
+from sarg_integrations.extraction.choice import default_extractor, resolve_extractor
 from sarg_integrations.extraction.tagger import (
     TaggerExtractor,
     relation_label,
@@ -293,6 +293,11 @@ def test_resolve_extractor(tmp_path: Path) -> None:
     assert type(resolve_extractor("rules")).__name__ == "RuleBasedExtractor"
     assert type(resolve_extractor("tagger")).__name__ == "TaggerExtractor"
     assert type(resolve_extractor("union")).__name__ == "UnionExtractor"
+    default = default_extractor()
+    assert (type(default.primary).__name__, type(default.secondary).__name__) == (
+        "TaggerExtractor", "RuleBasedExtractor"
+    )
+    assert type(default_extractor("generic_spo")).__name__ == "RuleBasedExtractor"
     (tmp_path / "tagger.json").write_text("{}")
     assert resolve_extractor(str(tmp_path)).model_dir == tmp_path
     with pytest.raises(ConfigError, match="extractor='nope' is neither"):
@@ -339,7 +344,7 @@ def test_pipeline_takes_an_extractor_name() -> None:
             **kwargs,
         )
 
-    assert type(make().extractor).__name__ == "TaggerExtractor"  # the default
+    assert type(make().extractor).__name__ == "UnionExtractor"  # the default: tagger + rules
     assert type(make(extractor="rules").extractor).__name__ == "RuleBasedExtractor"
     ablation = make(config=SARGConfig(schema="generic_spo"))
     assert type(ablation.extractor).__name__ == "RuleBasedExtractor"

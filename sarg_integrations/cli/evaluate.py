@@ -54,9 +54,9 @@ def add_eval_arguments(
         "--data",
         metavar="PATH",
         help=(
-            "the data file (default: $SARG_SHARED_DATA/multihop/<file> or "
-            "../shared/data/multihop/<file> next to the repository; ester and esc: "
-            "causal_qa/<file or folder> there)"
+            "the data file, as downloaded from the dataset's official page (listed in "
+            "docs/evaluation.md); default: $SARG_SHARED_DATA/multihop/<file> (ester and "
+            "esc: causal_qa/<file or folder>) when that variable is set"
         ),
     )
     parser.add_argument(

@@ -61,27 +61,25 @@ CAUSAL_DATASETS: dict[str, str] = {
     "ester": "torquestra_ester_dev_0_89.json",
     "esc": "esc_v1.5",
 }
-"""Dataset name → default file / folder under ``<shared data>/causal_qa/``."""
-
-_REPO_ROOT = Path(__file__).resolve().parents[2]
+"""Dataset name → default file / folder under ``$SARG_SHARED_DATA/causal_qa/``."""
 
 
 def default_causal_data_path(dataset: str) -> Path:
     """Where the default file (ESTER) or folder (ESC) of ``dataset`` should be.
 
-    ``$SARG_SHARED_DATA/causal_qa/…`` when that variable is set, else
-    ``../shared/data/causal_qa/…`` next to the repository root (the same rule as
-    :func:`~sarg_integrations.evaluation.default_data_path`).
+    ``$SARG_SHARED_DATA/causal_qa/…`` (the same rule as
+    :func:`~sarg_integrations.evaluation.default_data_path`; no implicit location).
 
     Raises:
-        InputError: Unknown dataset name.
+        InputError: Unknown dataset name, or ``SARG_SHARED_DATA`` is not set (the
+            message names the download page).
     """
+    from sarg_integrations.evaluation.datasets import data_root
+
     if dataset not in CAUSAL_DATASETS:
         msg = f"unknown causal dataset {dataset!r}; valid: {', '.join(CAUSAL_DATASETS)}"
         raise InputError(msg, argument="dataset", value=dataset)
-    base = os.environ.get("SARG_SHARED_DATA")
-    root = Path(base) if base else _REPO_ROOT.parent / "shared" / "data"
-    return root / "causal_qa" / CAUSAL_DATASETS[dataset]
+    return data_root(dataset, "causal_qa") / CAUSAL_DATASETS[dataset]
 
 
 # --------------------------------------------------------------------------- ESTER

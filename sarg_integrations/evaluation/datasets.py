@@ -34,16 +34,50 @@ from sarg_integrations.errors import InputError
 from sarg_integrations.io import split_json_lines
 from sarg_integrations.schema import SourceDocument
 
-__all__ = ["DATASETS", "EvalQuestion", "default_data_path", "load_dataset"]
+__all__ = [
+    "DATASETS",
+    "DOWNLOADS",
+    "EvalQuestion",
+    "data_root",
+    "default_data_path",
+    "load_dataset",
+]
 
 DATASETS: dict[str, str] = {
     "hotpotqa": "hotpotqa_dev_distractor_500_ircot_format.jsonl",
     "musique": "musique_ans_dev_200_migres.jsonl",
     "2wiki": "2wikimultihopqa_dev_500_tts.pandas_columns.json",
 }
-"""Dataset name → default file name under ``<shared data>/multihop/``."""
+"""Dataset name → default file name under ``$SARG_SHARED_DATA/multihop/``."""
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
+DOWNLOADS: dict[str, str] = {
+    "hotpotqa": "https://hotpotqa.github.io/",
+    "musique": "https://github.com/StonyBrookNLP/musique",
+    "2wiki": "https://github.com/Alab-NII/2wikimultihop",
+    "ester": "https://github.com/PlusLabNLP/ESTER",
+    "esc": "https://github.com/tommasoc80/EventStoryLine",
+}
+"""Dataset name → its official download page (also listed in ``docs/evaluation.md``)."""
+
+
+def data_root(dataset: str, folder: str) -> Path:
+    """``$SARG_SHARED_DATA/<folder>``, where default data files are looked for.
+
+    There is no implicit location (no team workspace path): without ``--data`` and
+    without the variable, the error says where to download ``dataset``.
+
+    Raises:
+        InputError: ``SARG_SHARED_DATA`` is not set.
+    """
+    base = os.environ.get("SARG_SHARED_DATA")
+    if not base:
+        msg = (
+            f"no data file given for {dataset}: pass --data PATH (data=... in Python) "
+            f"with the file downloaded from {DOWNLOADS.get(dataset, 'its official page')} "
+            f"(see docs/evaluation.md), or set SARG_SHARED_DATA to a folder holding {folder}/"
+        )
+        raise InputError(msg, argument="data", value=None)
+    return Path(base) / folder
 
 
 @dataclass(frozen=True)
@@ -82,16 +116,14 @@ class EvalQuestion:
 def default_data_path(dataset: str) -> Path:
     """Return where the default file of ``dataset`` should be.
 
-    Looks in ``$SARG_SHARED_DATA/multihop/`` when that variable is set, else in
-    ``../shared/data/multihop/`` next to the repository root.
+    ``$SARG_SHARED_DATA/multihop/<file>`` (see :func:`data_root`).
 
     Raises:
-        InputError: Unknown dataset name (the message lists the valid ones).
+        InputError: Unknown dataset name (the message lists the valid ones), or
+            ``SARG_SHARED_DATA`` is not set (the message names the download page).
     """
     _check_name(dataset)
-    base = os.environ.get("SARG_SHARED_DATA")
-    root = Path(base) if base else _REPO_ROOT.parent / "shared" / "data"
-    return root / "multihop" / DATASETS[dataset]
+    return data_root(dataset, "multihop") / DATASETS[dataset]
 
 
 def load_dataset(
@@ -131,7 +163,7 @@ def load_dataset(
             "pass --data PATH (data=...) or set SARG_SHARED_DATA to the folder holding multihop/"
             if path is None
             else "check the path"
-        )
+        ) + f"; the dataset is at {DOWNLOADS[dataset]}"
         msg = f"{dataset} data file not found: looked at {file}; {hint}"
         raise InputError(msg, argument="data", value=str(file))
     parse = {"hotpotqa": _hotpotqa, "musique": _musique, "2wiki": _twowiki}[dataset]

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_support import fake_pipeline  # noqa: F401 - a fixture
 
 from sarg_integrations import cli
 from sarg_integrations.schema import SARGResult

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,30 @@ def test_errors_name_argument_and_fix(tmp_path: Path) -> None:
 def test_default_path_respects_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("SARG_SHARED_DATA", str(tmp_path))
     assert default_data_path("musique") == tmp_path / "multihop" / DATASETS["musique"]
+
+
+@pytest.mark.parametrize(
+    ("dataset", "page"),
+    [
+        ("musique", "github.com/StonyBrookNLP/musique"),
+        ("hotpotqa", "hotpotqa.github.io"),
+        ("2wiki", "github.com/Alab-NII/2wikimultihop"),
+        ("ester", "github.com/PlusLabNLP/ESTER"),
+        ("esc", "github.com/tommasoc80/EventStoryLine"),
+    ],
+)
+def test_without_data_or_env_the_error_names_the_download_page(
+    monkeypatch: pytest.MonkeyPatch, dataset: str, page: str
+) -> None:
+    # Issue 16 item 17: the default was the team's ../shared/data folder.
+    from sarg_integrations.evaluation.causal_qa import CAUSAL_DATASETS, default_causal_data_path
+
+    monkeypatch.delenv("SARG_SHARED_DATA", raising=False)
+    with pytest.raises(InputError, match=rf"pass --data PATH.*{re.escape(page)}") as caught:
+        if dataset in CAUSAL_DATASETS:
+            default_causal_data_path(dataset)
+        else:
+            load_dataset(dataset)
+    assert "shared/data" not in str(caught.value)
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "evaluation.md").read_text("utf-8")
+    assert page in docs

@@ -1,4 +1,4 @@
-"""Fixtures shared by the CLI tests."""
+"""The CLI tests' shared fixture (a module: a second conftest.py shadows tests/conftest.py)."""
 
 from __future__ import annotations
 

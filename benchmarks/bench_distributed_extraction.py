@@ -147,11 +147,17 @@ def bench_prefill(
         flush(url)
         if "Ray" in label:
             _start_ray()
-        report = prefill(docs, factory, executor=executor, batch_size=32)
-        if "Ray" in label:
-            import ray as ray_module
+        try:
+            report = prefill(docs, factory, executor=executor, batch_size=32)
+        except Exception as exc:  # e.g. a starved machine misses Ray's heartbeats
+            lines.append(f"| {label} | – | – | failed: {type(exc).__name__} | – | – |")
+            print(lines[-1], exc, file=sys.stderr, flush=True)
+            continue
+        finally:
+            if "Ray" in label:
+                import ray as ray_module
 
-            ray_module.shutdown()
+                ray_module.shutdown()
         chunks = report.chunks
         base = base or report.wall_seconds
         ideal = math.ceil(report.chunks / (8 * n)) * seconds

@@ -440,7 +440,8 @@ def test_llm_option_is_refused_for_causal_sets(
 
 @pytest.mark.slow
 @pytest.mark.shared_data
-def test_sarg_eval_ester_real_models(shared_data: Path, tmp_path: Path) -> None:
+def test_sarg_eval_ester_real_models(shared_data: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SARG_SHARED_DATA", str(shared_data))  # sarg eval reads no default folder
     out = tmp_path / "out"
     code = cli.main(
         ["eval", "--dataset", "ester", "--limit", "3", "--out", str(out), "--no-progress"]

@@ -186,7 +186,8 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
         msg = f"{label} cannot be read: {exc.strerror or exc}"
         raise _UnreadableFile(msg, path=label) from None
     with os.fdopen(fd, "rb") as handle:
-        mode, size = os.fstat(fd).st_mode, os.fstat(fd).st_size
+        info = os.fstat(fd)
+        mode, size = info.st_mode, info.st_size
         if not stat.S_ISREG(mode):
             msg = f"{label} is {_kind(mode)}, not a regular file; only regular files are read"
             raise _UnreadableFile(msg, path=label)

@@ -8,7 +8,10 @@ from typing import Protocol, runtime_checkable
 
 from sarg_integrations.schema import SourceDocument, Triple
 
-__all__ = ["ExtractionOutcome", "TripleExtractor"]
+__all__ = ["STOPPED", "ExtractionOutcome", "TripleExtractor", "stopped_outcome"]
+
+STOPPED = "extraction was stopped before the end of the document"
+"""The error of a document an extractor stopped reading because its ``stop`` event was set."""
 
 
 @runtime_checkable
@@ -24,6 +27,11 @@ class TripleExtractor(Protocol):
 
     * ``extract_many(documents)`` – batch work; returns one item per document: a list of
       triples, an :class:`ExtractionOutcome`, or an exception instance for that document.
+      With a keyword ``stop`` (a ``threading.Event``), it checks the event between the
+      pieces it reads (chunks, sentence windows) and, once set, returns after the piece
+      in hand: documents not read to the end get :func:`stopped_outcome`. Under a
+      deadline the runner then waits for that piece instead of abandoning a thread
+      inside native code.
     * ``async aextract(document)`` / ``async aextract_many(documents)`` – native async,
       used by :meth:`SARGPipeline.arun`.
     """
@@ -48,3 +56,13 @@ class ExtractionOutcome:
     triples: list[Triple] = field(default_factory=list)
     error: str | None = None
     stats: Mapping[str, float] = field(default_factory=dict)
+
+
+def stopped_outcome(triples: list[Triple]) -> ExtractionOutcome:
+    """The outcome of a document left unfinished because the ``stop`` event was set.
+
+    Example:
+        >>> stopped_outcome([]).error == STOPPED
+        True
+    """
+    return ExtractionOutcome(triples=triples, error=STOPPED, stats={"documents_stopped": 1})

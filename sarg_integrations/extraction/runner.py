@@ -10,20 +10,40 @@ and skipped documents.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import dataclasses
 import inspect
+import os
+import sys
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sarg_integrations.extraction.base import ExtractionOutcome, TripleExtractor
+from sarg_integrations.extraction.base import STOPPED, ExtractionOutcome, TripleExtractor
 from sarg_integrations.schema import SkippedDocument, SourceDocument, Triple
 
-__all__ = ["PAST_DEADLINE", "ExtractionRunner", "collect", "progress_bar"]
+__all__ = [
+    "EXIT_WAIT_SECONDS",
+    "PAST_DEADLINE",
+    "WIND_DOWN_SECONDS",
+    "ExtractionRunner",
+    "collect",
+    "progress_bar",
+    "wait_for_workers",
+]
 
 PAST_DEADLINE = "deadline of {seconds:g} s passed before extraction finished"
+WIND_DOWN_SECONDS = 10.0
+"""After a deadline, how long the caller waits for a ``stop=`` extractor's piece in hand."""
+EXIT_WAIT_SECONDS = 30.0
+"""At interpreter exit, how long workers still busy after a deadline are waited for."""
 _DEADLINE_BATCH = 8  # documents per extract_many call when a deadline is set
 _DEADLINE_GRACE = 0.25  # seconds an extractor that takes deadline= gets to wind down
+
+_workers: set[threading.Thread] = set()  # started under a deadline, not finished yet
+_workers_lock = threading.Lock()
+_exit_hook_registered = False
 
 
 class ExtractionRunner:
@@ -43,9 +63,9 @@ class ExtractionRunner:
 
         Without a deadline, ``extract_many`` is used when the extractor has it (and no
         progress bar is shown), else ``extract`` per document. With one, extraction runs
-        in a daemon worker thread that is abandoned if it does not return in time, so
-        even an extractor that hangs cannot hang the caller; documents without an
-        outcome by then are reported as past the deadline (:data:`PAST_DEADLINE`).
+        in a worker thread that is told to stop at the deadline, so even an extractor
+        that hangs cannot hang the caller; documents without an outcome by then are
+        reported as past the deadline (:data:`PAST_DEADLINE`). See :meth:`_extract_until`.
         """
         if deadline is None:
             return self._extract(docs)
@@ -80,40 +100,51 @@ class ExtractionRunner:
         return _align(docs, usable, outcomes)
 
     def _extract_until(self, docs: Sequence[SourceDocument], seconds: float) -> list[Any]:
-        """:meth:`_extract` in a daemon worker thread that the caller waits on for ``seconds``.
+        """:meth:`_extract` in a worker thread that the caller waits on for ``seconds``.
 
         An extractor whose ``extract_many`` takes ``deadline=`` gets the whole batch (it
-        stops itself); any other is fed small batches so that documents finished
-        before the deadline are kept. Documents without an outcome when the time is up
-        are reported as past the deadline; a worker that is still busy is abandoned
-        (Python cannot stop a thread; it ends when the extractor returns).
+        stops itself); one that takes ``stop=`` gets the whole batch and a stop event,
+        set at the deadline, after which the caller waits up to :data:`WIND_DOWN_SECONDS`
+        for the piece in hand (a chunk, a sentence window) to finish; any other is fed
+        small batches, and no batch starts after the deadline. Documents without an
+        outcome when the time is up are reported as past the deadline. A worker still
+        busy is left to finish its piece and joined at interpreter exit
+        (:func:`wait_for_workers`): a thread inside native code (BLAS) while the
+        interpreter shuts down aborted the process (``libblis: Aborting``, exit 134).
         """
         usable = [d for d in docs if d.text.strip()]
         done: dict[int, Any] = {}
         lock = threading.Lock()
-        finished, abandoned = threading.Event(), threading.Event()
+        finished, stop = threading.Event(), threading.Event()
         many = getattr(self.extractor, "extract_many", None)
-        stops_itself = callable(many) and _takes_deadline(many)
+        stops_itself = callable(many) and _accepts(many, "deadline")
+        takes_stop = callable(many) and not stops_itself and _accepts(many, "stop")
 
         def record(first: int, outcomes: Sequence[Any]) -> None:
             with lock:
                 done.update(enumerate(outcomes, start=first))
 
+        def whole(**kwargs: Any) -> None:
+            try:
+                outcomes: list[Any] = list(many(usable, **kwargs))
+            except Exception as exc:
+                outcomes = [exc] * len(usable)
+            if len(outcomes) != len(usable):
+                msg = f"extract_many returned {len(outcomes)} outcomes for {len(usable)}"
+                outcomes = [ExtractionOutcome(error=msg)] * len(usable)
+            record(0, outcomes)
+
         def work() -> None:
             try:
                 if stops_itself:
-                    try:
-                        outcomes: list[Any] = list(many(usable, deadline=seconds))
-                    except Exception as exc:
-                        outcomes = [exc] * len(usable)
-                    if len(outcomes) != len(usable):
-                        msg = f"extract_many returned {len(outcomes)} outcomes for {len(usable)}"
-                        outcomes = [ExtractionOutcome(error=msg)] * len(usable)
-                    record(0, outcomes)
+                    whole(deadline=seconds)
+                    return
+                if takes_stop:
+                    whole(stop=stop)
                     return
                 step = _DEADLINE_BATCH if callable(many) else 1
                 for first in range(0, len(usable), step):
-                    if abandoned.is_set():
+                    if stop.is_set():
                         return
                     batch = usable[first : first + step]
                     record(first, self._extract(batch))
@@ -125,13 +156,18 @@ class ExtractionRunner:
                 finished.set()
 
         if usable:
-            worker = threading.Thread(target=work, name="sarg-extract", daemon=True)
-            worker.start()
-            finished.wait(seconds + (_DEADLINE_GRACE if stops_itself else 0.0))
-            abandoned.set()
+            worker = _start_worker(work)
+            try:
+                finished.wait(seconds + (_DEADLINE_GRACE if stops_itself else 0.0))
+            finally:  # also on Ctrl-C: the worker stops after the piece in hand
+                stop.set()
+            if takes_stop:
+                finished.wait(WIND_DOWN_SECONDS)
+            if finished.is_set():
+                worker.join()
         late = _past_deadline(seconds)
         with lock:
-            outcomes = [done.get(i, late) for i in range(len(usable))]
+            outcomes = [_late_if_stopped(done.get(i, late), seconds) for i in range(len(usable))]
         return _align(docs, usable, outcomes)
 
     async def _aextract_until(self, docs: Sequence[SourceDocument], seconds: float) -> list[Any]:
@@ -143,7 +179,7 @@ class ExtractionRunner:
         outcomes: list[Any]
         if not usable:
             return _align(docs, usable, [])
-        if inspect.iscoroutinefunction(many) and _takes_deadline(many):
+        if inspect.iscoroutinefunction(many) and _accepts(many, "deadline"):
             outcomes = await _within(many(usable, deadline=seconds), seconds + _DEADLINE_GRACE)
         elif inspect.iscoroutinefunction(one):
             tasks = [asyncio.ensure_future(one(d)) for d in usable]
@@ -247,12 +283,73 @@ def progress_bar(items: Sequence[SourceDocument]) -> Iterable[SourceDocument]:
     return tqdm(items, desc="extracting", unit="doc")
 
 
-def _takes_deadline(method: Any) -> bool:
-    """Whether an extractor method accepts ``deadline=`` (it then stops itself in time)."""
+def _accepts(method: Any, keyword: str) -> bool:
+    """Whether an extractor method accepts ``keyword=`` (``deadline``, ``stop``)."""
     try:
-        return "deadline" in inspect.signature(method).parameters
+        return keyword in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
+
+
+def _start_worker(work: Any) -> threading.Thread:
+    """Start ``work`` in a daemon thread that :func:`wait_for_workers` joins at exit."""
+
+    def run() -> None:
+        try:
+            work()
+        finally:
+            with _workers_lock:
+                _workers.discard(threading.current_thread())
+
+    global _exit_hook_registered
+    worker = threading.Thread(target=run, name="sarg-extract", daemon=True)
+    with _workers_lock:
+        if not _exit_hook_registered:
+            atexit.register(_wait_at_exit)
+            _exit_hook_registered = True
+        _workers.add(worker)
+    worker.start()
+    return worker
+
+
+def wait_for_workers(timeout: float = EXIT_WAIT_SECONDS) -> bool:
+    """Wait up to ``timeout`` seconds for extraction workers left running after a deadline.
+
+    They stop before their next piece of work; this lets the piece in hand finish.
+    Returns whether none is left.
+    """
+    end = time.monotonic() + timeout
+    while True:
+        with _workers_lock:
+            alive = [w for w in _workers if w.is_alive()]
+        if not alive:
+            return True
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        alive[0].join(left)
+
+
+def _wait_at_exit() -> None:
+    """Before the interpreter tears down, let workers past a deadline finish their piece."""
+    with _workers_lock:
+        busy = any(w.is_alive() for w in _workers)
+    if not busy:
+        return
+    try:
+        if not wait_for_workers():
+            sys.stderr.write(
+                f"sarg: an extraction worker is still busy after {EXIT_WAIT_SECONDS:g} s; exiting\n"
+            )
+    except KeyboardInterrupt:  # a second Ctrl-C: leave now, without tearing down under it
+        os._exit(130)
+
+
+def _late_if_stopped(outcome: Any, seconds: float) -> Any:
+    """A document its extractor stopped reading at the deadline is past the deadline."""
+    if isinstance(outcome, ExtractionOutcome) and outcome.error == STOPPED:
+        return _past_deadline(seconds, outcome.triples)
+    return outcome
 
 
 async def _within(call: Any, seconds: float) -> Any:
@@ -265,10 +362,12 @@ async def _within(call: Any, seconds: float) -> Any:
         return exc
 
 
-def _past_deadline(seconds: float) -> ExtractionOutcome:
-    """The outcome of a document that was not extracted within ``seconds``."""
+def _past_deadline(seconds: float, triples: Sequence[Triple] = ()) -> ExtractionOutcome:
+    """The outcome of a document not extracted within ``seconds`` (with what was read of it)."""
     return ExtractionOutcome(
-        error=PAST_DEADLINE.format(seconds=seconds), stats={"documents_past_deadline": 1}
+        triples=list(triples),
+        error=PAST_DEADLINE.format(seconds=seconds),
+        stats={"documents_past_deadline": 1},
     )
 
 

@@ -42,7 +42,13 @@ from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
-__all__ = ["DEFAULT_TAGGER_DIR", "TaggerExtractor", "relation_type_for", "split_sentences"]
+__all__ = [
+    "DEFAULT_TAGGER_DIR",
+    "SENTENCE_WINDOW",
+    "TaggerExtractor",
+    "relation_type_for",
+    "split_sentences",
+]
 
 DEFAULT_TAGGER_DIR = Path(__file__).resolve().parent.parent / "data" / "tagger"
 """The tagger that ships in the package."""
@@ -158,12 +164,24 @@ def relation_label(signal: str | None, effect_first: bool) -> str:
     return text or "leads to"
 
 
+SENTENCE_WINDOW = 256
+"""Sentences read by the tagger at a time (a bound on memory, whatever the document size)."""
+
+
 @dataclass
 class _Sentence:
     document: int
     start: int
     end: int
     text: str
+
+
+@dataclass
+class _Carry:
+    """The last sentence of the previous window and its last effect (cross-sentence links)."""
+
+    sentence: _Sentence | None = None
+    last_effect: str | None = None
 
 
 class TaggerExtractor:
@@ -252,13 +270,20 @@ class TaggerExtractor:
         item = self.extract_many([document])[0]
         return item.triples if isinstance(item, ExtractionOutcome) else item
 
-    def extract_many(self, documents: Sequence[SourceDocument]) -> list[list[Triple] | ExtractionOutcome]:
-        """Return the triples of each document; all sentences go through the encoder in batches.
+    def extract_many(
+        self, documents: Sequence[SourceDocument], *, stop: threading.Event | None = None
+    ) -> list[list[Triple] | ExtractionOutcome]:
+        """Return the triples of each document, reading sentences in windows of a bounded size.
+
+        Sentences go through the encoder :data:`SENTENCE_WINDOW` at a time (in batches of
+        ``batch_size``) and only the spaCy parses of the current and previous sentence are
+        kept, so peak memory does not grow with the size of the documents. Once ``stop``
+        is set, no further window is read; documents not read to the end get
+        :func:`~sarg_integrations.extraction.base.stopped_outcome` with their triples so far.
 
         Raises:
-            ExtractionError: If the model fails on the batch.
+            ExtractionError: If the model fails on a batch.
         """
-        from sarg_integrations.extraction.tagger_inference import predict_relations
         from sarg_integrations.extraction.grounding import looks_like_instruction
 
         sentences: list[_Sentence] = []
@@ -269,35 +294,51 @@ class TaggerExtractor:
                 if self.max_sentence_chars is not None and end - start > self.max_sentence_chars:
                     too_long[index] = too_long.get(index, 0) + 1
                     continue
-                sentences.append(_Sentence(index, start, end, text[start:end]))
-        readable = [
-            s for s in sentences if not (self.screen_instructions and looks_like_instruction(s.text))
-        ]
+                sentence = _Sentence(index, start, end, text[start:end])
+                if not (self.screen_instructions and looks_like_instruction(sentence.text)):
+                    sentences.append(sentence)
         results: list[list[Triple]] = [[] for _ in documents]
-        if readable:
-            network, tokenizer, config = self.network
-            try:
-                relations = predict_relations(
-                    network, tokenizer, config, [s.text for s in readable], batch_size=self.batch_size
-                )
-            except Exception as exc:
-                msg = f"the span tagger failed: {type(exc).__name__}: {exc}"
-                raise ExtractionError(msg) from exc
-            self._triples(documents, readable, relations, results)
-        return self._report(results, too_long)
+        carry = _Carry()
+        unfinished: set[int] = set()
+        for first in range(0, len(sentences), SENTENCE_WINDOW):
+            if stop is not None and stop.is_set():
+                unfinished = {s.document for s in sentences[first:]}
+                break
+            window = sentences[first : first + SENTENCE_WINDOW]
+            self._triples(documents, window, self._relations(window), results, carry)
+        return report_too_long(results, too_long, self.max_sentence_chars, unfinished)
 
-    def _triples(self, documents: Sequence[SourceDocument], sentences: list[_Sentence],
-                 relations: list[list[Any]], results: list[list[Triple]]) -> None:
+    def _relations(self, window: list[_Sentence]) -> list[list[Any]]:
+        from sarg_integrations.extraction.tagger_inference import predict_relations
+
+        network, tokenizer, config = self.network
+        try:
+            return predict_relations(
+                network, tokenizer, config, [s.text for s in window], batch_size=self.batch_size
+            )
+        except Exception as exc:
+            msg = f"the span tagger failed: {type(exc).__name__}: {exc}"
+            raise ExtractionError(msg) from exc
+
+    def _triples(self, documents: Sequence[SourceDocument], window: list[_Sentence],
+                 relations: list[list[Any]], results: list[list[Triple]], carry: _Carry) -> None:
+        """Turn one window's relations into triples; ``carry`` links it to the window before."""
         found = [k for k, rels in enumerate(relations) if rels]
-        # Previous sentences of cross-sentence relations are parsed too (for their names).
-        wanted = sorted({k for k in found} | {k - 1 for k in found if k > 0})
-        parsed = dict(zip(wanted, self.nlp.pipe([sentences[k].text for k in wanted], batch_size=16)))
-        last_effect: dict[int, str] = {}
-        for k in found:
-            sent = sentences[k]
-            doc = parsed[k]
+        # Previous sentences of cross-sentence relations are parsed too (for their names);
+        # index -1 is the last sentence of the window before.
+        wanted = sorted({k for k in found} | {k - 1 for k in found if k > 0 or carry.sentence})
+        at = {k: window[k] if k >= 0 else carry.sentence for k in wanted}
+        last_effect: dict[int, str] = {-1: carry.last_effect} if carry.last_effect else {}
+        parsed: dict[int, Any] = {}
+        for k, doc in zip(wanted, self.nlp.pipe([at[k].text for k in wanted], batch_size=16)):
+            parsed = {j: d for j, d in parsed.items() if j == k - 1}  # keep only the previous parse
+            parsed[k] = doc
+            if k < 0 or not relations[k]:
+                continue
+            sent = window[k]
             document = documents[sent.document]
-            previous = sentences[k - 1] if k > 0 and sentences[k - 1].document == sent.document else None
+            before = window[k - 1] if k > 0 else carry.sentence
+            previous = before if before is not None and before.document == sent.document else None
             seen: set[tuple[str, str, str]] = set()
             for rel in relations[k]:
                 signal = sent.text[slice(*rel.signal)] if rel.signal else None
@@ -341,6 +382,9 @@ class TaggerExtractor:
                         effect_text=effect_text,
                     )
                 )
+        if window:
+            carry.sentence = window[-1]
+            carry.last_effect = last_effect.get(len(window) - 1)
 
     def _sentences(self, text: str) -> list[tuple[int, int]]:
         """The sentences of ``text``; an overlong one is re-split at every ``. `` so that
@@ -357,8 +401,6 @@ class TaggerExtractor:
             out.append((piece, end))
         return [(s, e) for s, e in out if e > s]
 
-    def _report(self, results: list[list[Triple]], too_long: dict[int, int]) -> list[list[Triple] | ExtractionOutcome]:
-        return report_too_long(results, too_long, self.max_sentence_chars)
 
 
 def _opens_sentence(text: str, relation: Any) -> bool:

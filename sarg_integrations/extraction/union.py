@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
-from sarg_integrations.extraction.base import ExtractionOutcome, TripleExtractor
+from sarg_integrations.extraction.base import STOPPED, ExtractionOutcome, TripleExtractor, stopped_outcome
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = ["UnionExtractor", "same_relation"]
@@ -89,10 +91,16 @@ class UnionExtractor:
             return item.triples
         return item
 
-    def extract_many(self, documents: Sequence[SourceDocument]) -> list[list[Triple] | ExtractionOutcome]:
-        """Merge both extractors' results per document (errors only when both fail)."""
-        first = _many(self.primary, documents)
-        second = _many(self.secondary, documents)
+    def extract_many(
+        self, documents: Sequence[SourceDocument], *, stop: threading.Event | None = None
+    ) -> list[list[Triple] | ExtractionOutcome]:
+        """Merge both extractors' results per document (errors only when both fail).
+
+        ``stop`` is handed to both; a document either of them stopped reading stays
+        unfinished (:func:`~sarg_integrations.extraction.base.stopped_outcome`).
+        """
+        first = _many(self.primary, documents, stop)
+        second = _many(self.secondary, documents, stop)
         out: list[list[Triple] | ExtractionOutcome] = []
         for a, b in zip(first, second):
             triples, error_a, stats = _parts(a)
@@ -102,6 +110,9 @@ class UnionExtractor:
                     triples.append(triple)
             for key, value in stats_b.items():
                 stats[key] = max(stats.get(key, 0), value)
+            if STOPPED in (error_a, error_b):
+                out.append(stopped_outcome(triples))
+                continue
             error = error_a if (error_a and error_b and not triples) else None
             if error is None and not stats:
                 out.append(triples)
@@ -110,12 +121,15 @@ class UnionExtractor:
         return out
 
 
-def _many(extractor: Any, documents: Sequence[SourceDocument]) -> list[Any]:
+def _many(extractor: Any, documents: Sequence[SourceDocument], stop: threading.Event | None) -> list[Any]:
     many = getattr(extractor, "extract_many", None)
     if callable(many):
-        return list(many(documents))
+        takes_stop = stop is not None and "stop" in inspect.signature(many).parameters
+        return list(many(documents, stop=stop) if takes_stop else many(documents))
     out: list[Any] = []
-    for document in documents:
+    for position, document in enumerate(documents):
+        if stop is not None and stop.is_set():
+            return out + [stopped_outcome([]) for _ in documents[position:]]
         try:
             out.append(extractor.extract(document))
         except Exception as exc:  # reported per document, like the pipeline does

@@ -13,7 +13,7 @@ breakdown (median ms per stage) and the extractor's sentences per second.
 
 Usage::
 
-    python benchmarks/bench_query_latency.py                       # 30 questions, tagger and rules
+    python benchmarks/bench_query_latency.py                       # 30 questions: union (default), tagger, rules
     python benchmarks/bench_query_latency.py --questions 10 --extractors tagger
 """
 
@@ -60,7 +60,7 @@ def pct(values: list[float], q: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=30)
-    parser.add_argument("--extractors", default="tagger,rules")
+    parser.add_argument("--extractors", default="union,tagger,rules")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     if not HOTPOT.is_file():

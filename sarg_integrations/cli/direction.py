@@ -183,10 +183,14 @@ def _direction(args: argparse.Namespace) -> int:
         ]
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
         return 0
+    from sarg_integrations.cli.common import emit
+
+    lines = []
     for query, p in zip(queries, predictions):
         probs = "  ".join(f"{label} {p.scores[label]:.3f}" for label in LABELS)
         note = " (low margin: fell back)" if "fell back" in p.rationale else ""
-        sys.stdout.write(f"{p.direction.value:<13} {probs}{note}  {query}\n")
+        lines.append(f"{p.direction.value:<13} {probs}{note}  {query}")
+    emit(lines, sys.stdout)  # queries are user text: control characters escaped
     return 0
 
 

@@ -30,6 +30,14 @@ def test_direction_text_and_margin(capsys):
     assert "fell back" in capsys.readouterr().out
 
 
+@pytest.mark.slow
+def test_direction_text_escapes_control_characters_of_the_query(capsys):
+    assert main(["direction", "Why did \x1b[2Jprices\rfall?"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\r" not in out
+    assert "\\x1b" in out  # shown as a visible escape
+
+
 def test_direction_bad_input(capsys):
     assert main(["direction", "  "]) == 2
     assert main(["direction", "--margin", "2", "Why?"]) == 2

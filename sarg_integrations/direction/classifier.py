@@ -423,7 +423,10 @@ class DirectionClassifier(BaseDirectionClassifier):
                 data["encoder"] = str(encoder.relative_to(target.parent.resolve()))
             except ValueError:
                 data["encoder"] = str(encoder)
-        target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        from sarg_integrations._atomic import atomic_write_text
+
+        # Atomic: a failed save (full disk) leaves the previous head in place.
+        atomic_write_text(target, json.dumps(data, indent=1) + "\n")
         return target
 
     @classmethod

@@ -167,6 +167,20 @@ def test_save_and_load_round_trip(clf, tmp_path):
     assert again.ngram_buckets == clf.ngram_buckets and again.margin == clf.margin
 
 
+def test_a_failed_save_keeps_the_previous_head(clf, tmp_path, monkeypatch):
+    path = clf.save(tmp_path / "model")
+    before = path.read_bytes()
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("sarg_integrations._atomic.os.replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        clf.save(tmp_path / "model")
+    assert path.read_bytes() == before
+    assert [p.name for p in (tmp_path / "model").iterdir()] == ["direction_head.json"]
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -117,8 +117,9 @@ def test_a_server_killed_mid_run_degrades_to_no_cache(
     assert model.calls == 10
     assert sum(len(o.triples) for o in outcomes) == 10  # every query completed
     assert all(o.error is None for o in outcomes)
-    # the writes after calls 4..10 failed (and the write of call 3 when call 4 overtook it)
-    assert total(outcomes, "cache_errors") in (7, 8)
+    # the writes after calls 4..10 failed, and, depending on timing, the writes of earlier
+    # calls still in flight when the server died (seen: 7, 8 and 9 on a loaded machine)
+    assert 7 <= total(outcomes, "cache_errors") <= 10
     assert any("unavailable" in r.getMessage() for r in caplog.records)
 
     started = time.perf_counter()  # the server stays down: the next batch does not wait on it

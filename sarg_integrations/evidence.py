@@ -351,20 +351,6 @@ def _word_count(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def document_relevance(
-    documents: Sequence[SourceDocument], embedder: Embedder, query_vector: Any
-) -> dict[str, float]:
-    """Document id → cosine of its text with ``query_vector`` (empty texts: -1)."""
-    from sarg_integrations.embedding import cosine_matrix
-
-    texts = [d for d in documents if d.text.strip()]
-    relevance = {d.id: -1.0 for d in documents}
-    if texts:
-        vectors = embedder.embed([d.text for d in texts])
-        relevance.update(zip((d.id for d in texts), cosine_matrix(vectors, query_vector)[:, 0].tolist()))
-    return relevance
-
-
 def chain_evidence(
     documents: Sequence[SourceDocument],
     chains: Sequence[ReasoningChain],
@@ -410,12 +396,10 @@ def fill_evidence(
     stats: dict[str, Any],
     *,
     budget_words: int | None = None,
-    relevance: Mapping[str, float] | None = None,
 ) -> list[EvidencePassage]:
     """More documents not in ``already``, by bridge-guided relevance.
 
-    Relevance is the cosine of each candidate with ``query_vector`` (or ``relevance``
-    when given); the picks follow :func:`bridge_guided_selection`. ``count`` caps the
+    Relevance is the cosine of each candidate with ``query_vector``; the picks follow :func:`bridge_guided_selection`. ``count`` caps the
     number of picks; ``budget_words`` caps the words of ``already`` plus the picks (a
     document that would overflow it is passed over and the next one tried; on
     fallback, with nothing ``already``, the first pick is taken even past it). Each
@@ -428,14 +412,18 @@ def fill_evidence(
     stats.setdefault("evidence_bridged", 0)
     if not candidates:
         return []
-    if relevance is None:
-        relevance = document_relevance(candidates, embedder, query_vector)
+    from sarg_integrations.embedding import cosine_matrix
+
+    vectors = embedder.embed([d.text for d in candidates])
+    relevance = dict(
+        zip((d.id for d in candidates), cosine_matrix(vectors, query_vector)[:, 0].tolist())
+    )
     links = bridge_links(candidates)
     order = bridge_guided_selection(
         [d.id for d in candidates], relevance, links, len(candidates) if count is None else count
     )
+    by_id = {d.id: d for d in candidates}
     if budget_words is not None:
-        by_id = {d.id: d for d in candidates}
         used = sum(_word_count(p.text) for p in already)
         fitting = []
         for doc_id in order:
@@ -444,7 +432,6 @@ def fill_evidence(
                 fitting.append(doc_id)
                 used += words
         order = fitting
-    by_id = {d.id: d for d in candidates}
     passages = []
     for i, doc_id in enumerate(order):
         bridged = any(doc_id in links[earlier] for earlier in order[:i])

@@ -13,14 +13,11 @@ from typing import Any
 
 import pytest
 
-from fakes import HashingEmbedder, PatternExtractor, QueryWords
+from cli_support import fake_pipeline  # noqa: F401 - a fixture
 
 from sarg_integrations import cli
-from sarg_integrations.config import SARGConfig
-from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import DocumentLoadError, InputError
 from sarg_integrations.io import load_documents, read_documents
-from sarg_integrations.pipeline import SARGPipeline
 
 needs_posix = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and symlinks need POSIX")
 
@@ -178,20 +175,6 @@ def test_a_folder_of_only_unreadable_files_says_so(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ CLI
-
-
-@pytest.fixture
-def fake_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_build(config: SARGConfig) -> SARGPipeline:
-        return SARGPipeline(
-            config,
-            extractor=PatternExtractor(lowercase=True),
-            embedder=HashingEmbedder(dim=512),
-            keyphrase_extractor=QueryWords(),
-            direction_classifier=CueWordDirectionClassifier(),
-        )
-
-    monkeypatch.setattr(cli.run, "build_pipeline", fake_build)
 
 
 def test_sarg_run_reports_skipped_files_and_strict_fails(

@@ -27,11 +27,11 @@ A private ``redis-server`` is started on a free port in a temporary folder (the 
 package); pass ``--redis URL`` to use a running one (its database is flushed!). The
 data folder is ``<repo>/../shared/data`` or ``$SARG_SHARED_DATA``.
 
-Figures measured on 2026-12-01 (2 busy CPUs, ``--questions 10``; 187 distinct chunks):
-pre-extraction 12.3 / 9.6 / 6.9 s with 1 / 2 / 4 local workers (ideal 12 / 6 / 3 s); Ray
-failed on this machine (its node missed heartbeats under the load); query-time calls 187
-with an empty cache, 0 after pre-extraction; 4 replicas: shared Redis 48.5 % hits (206
-calls), private SQLite 13.0 % (348 calls). See the README and ``docs/deployment.md``.
+Figures measured on 2026-12-01 (2 busy CPUs, all 200 questions; 3,141 distinct chunks,
+475 s in all): pre-extraction 200.3 / 103.8 / 55.4 s with 1 / 2 / 4 local workers and
+59.2 s with 4 Ray actors (ideal 196.5 / 98.5 / 49.5 s); query-time calls 3,141 with an
+empty cache, 0 after pre-extraction; 4 replicas: shared Redis 60.6 % hits (3,149 calls),
+private SQLite 21.7 % (6,265 calls). See the README and ``docs/deployment.md``.
 """
 
 from __future__ import annotations

@@ -42,6 +42,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._file_reading import (
+    UnreadableFile,
+    decode_utf8,
+    file_kind,
+    read_text,
+)
+from sarg_integrations._file_reading import utf16_guess as utf16_guess  # the old import path
 from sarg_integrations.errors import DocumentLoadError, InputError
 from sarg_integrations.schema import SkippedDocument, SourceDocument
 
@@ -77,10 +84,6 @@ DEMO_QUESTIONS = [
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 """Files larger than this (64 MiB) are not read: skipped in a folder, an error when named."""
 
-_BOM = b"\xef\xbb\xbf"
-_UTF16_BOMS = ((b"\xff\xfe", "UTF-16LE"), (b"\xfe\xff", "UTF-16BE"))
-_NUL_SAMPLE = 4096  # bytes looked at for NULs (UTF-16 without a BOM, binary files)
-_NUL_SHARE = 0.1  # text has (almost) none; UTF-16 of ASCII text has ~50%
 _PREVIEW = 60
 _SUPPORTED_TEXT = ", ".join(SUPPORTED_EXTENSIONS)
 _RECORD_HINT = 'each line must be one JSON object like {"id": "doc1", "text": "..."}'
@@ -89,121 +92,6 @@ _RECORD_HINT = 'each line must be one JSON object like {"id": "doc1", "text": ".
 def _preview(text: str, limit: int = _PREVIEW) -> str:
     text = text.strip()
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
-
-
-class _UnreadableFile(DocumentLoadError):
-    """A file that cannot be read as text at all (a folder walk skips it unless strict)."""
-
-
-def _iconv_fix(path: str, encoding: str) -> str:
-    return f"Fix: re-encode it as UTF-8, e.g. iconv -f {encoding} -t UTF-8 {path} > fixed{Path(path).suffix}"
-
-
-def utf16_guess(data: bytes) -> str | None:
-    """``"UTF-16LE"``/``"UTF-16BE"`` when ``data`` starts like UTF-16 (a BOM, or NULs in every
-    other byte), ``"binary"`` when it is NUL-heavy otherwise, else ``None``.
-
-    Example:
-        >>> utf16_guess("Rain".encode("utf-16-le")), utf16_guess(b"Rain"), utf16_guess(bytes(8))
-        ('UTF-16LE', None, 'binary')
-    """
-    for bom, name in _UTF16_BOMS:
-        if data.startswith(bom):
-            return name
-    sample = data[:_NUL_SAMPLE]
-    if not sample or sample.count(0) < _NUL_SHARE * len(sample):
-        return None
-    odd, even = sample[1::2].count(0), sample[0::2].count(0)
-    half = len(sample) / 2
-    if odd > 0.4 * half and even < 0.05 * half:
-        return "UTF-16LE"
-    if even > 0.4 * half and odd < 0.05 * half:
-        return "UTF-16BE"
-    return "binary"
-
-
-def _decode(data: bytes, path: str) -> str:
-    """Decode UTF-8 bytes (dropping a leading BOM) or raise a helpful error.
-
-    UTF-16 (with or without a byte order mark) and NUL-heavy binary data are refused
-    rather than decoded into text full of NULs; the hint names the encoding.
-    """
-    guess = utf16_guess(data)
-    if guess is not None and data.startswith(tuple(b for b, _ in _UTF16_BOMS)):
-        msg = f"{path} is UTF-16 text (it starts with a {guess} byte order mark), not UTF-8. {_iconv_fix(path, 'UTF-16')}"
-        raise _UnreadableFile(msg, path=path)
-    if guess is not None:
-        share = round(100 * data[:_NUL_SAMPLE].count(0) / len(data[:_NUL_SAMPLE]))
-        if guess == "binary":
-            msg = (
-                f"{path} is not text: {share}% of its first bytes are NUL, as in a binary file. "
-                "Fix: convert it to plain UTF-8 text, or move it out of the folder"
-            )
-        else:
-            msg = (
-                f"{path} looks like {guess} text without a byte order mark ({share}% of its first "
-                f"bytes are NUL), not UTF-8. {_iconv_fix(path, guess)}"
-            )
-        raise _UnreadableFile(msg, path=path)
-    offset = len(_BOM) if data.startswith(_BOM) else 0
-    try:
-        return data[offset:].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        position = offset + exc.start
-        line = data.count(b"\n", 0, position) + 1
-        msg = (
-            f"{path} is not valid UTF-8: byte 0x{data[position]:02x} at byte offset {position} "
-            f"(line {line}) cannot be decoded ({exc.reason}). {_iconv_fix(path, 'latin1')}"
-        )
-        raise _UnreadableFile(msg, path=path, line=line) from None
-
-
-def _kind(mode: int) -> str:
-    """A file type in words."""
-    kinds = (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISDIR, "a folder"),
-    )
-    return next((word for test, word in kinds if test(mode)), "not a regular file")
-
-
-def _read_bytes(path: Path, max_bytes: int) -> bytes:
-    """The bytes of a regular file of at most ``max_bytes``, read without ever blocking.
-
-    The file is opened non-blocking (a FIFO with no writer would block a plain open)
-    and checked on the open descriptor, so a file swapped after a check is caught too.
-    """
-    label = str(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except PermissionError:
-        msg = f"{label} cannot be read (permission denied); fix its permissions or pass another path"
-        raise _UnreadableFile(msg, path=label) from None
-    except OSError as exc:
-        msg = f"{label} cannot be read: {exc.strerror or exc}"
-        raise _UnreadableFile(msg, path=label) from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        mode, size = info.st_mode, info.st_size
-        if not stat.S_ISREG(mode):
-            msg = f"{label} is {_kind(mode)}, not a regular file; only regular files are read"
-            raise _UnreadableFile(msg, path=label)
-        data = handle.read(max_bytes + 1) if size <= max_bytes else b""
-    if size > max_bytes or len(data) > max_bytes:
-        msg = (
-            f"{label} is larger than the limit of {max_bytes:,} bytes for one file "
-            f"({max(size, len(data)) / 2**20:.1f} MiB); split it, or raise the limit "
-            "(sarg run --max-file-mb N, or max_file_bytes=)"
-        )
-        raise _UnreadableFile(msg, path=label)
-    return data
-
-
-def _read_text(path: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
-    return _decode(_read_bytes(path, max_bytes), str(path))
 
 
 def split_json_lines(text: str) -> list[str]:
@@ -309,7 +197,7 @@ def _load_file(
             "(.txt) or JSONL"
         )
         raise DocumentLoadError(msg, path=label)
-    text = _read_text(path, max_bytes)
+    text = read_text(path, max_bytes)
     if suffix == ".jsonl":
         records = _parse_jsonl(text, label, path.stem)
         if not records:
@@ -346,7 +234,7 @@ def _entry_problem(path: Path, root: Path, follow_symlinks: bool) -> tuple[bool,
     if stat.S_ISDIR(info.st_mode):
         return True, None
     if not stat.S_ISREG(info.st_mode):
-        return False, f"{_kind(info.st_mode)}, not a regular file; only regular files are read"
+        return False, f"{file_kind(info.st_mode)}, not a regular file; only regular files are read"
     return False, None
 
 
@@ -429,7 +317,11 @@ class LoadedDocuments:
 
 
 def _check_max_bytes(max_file_bytes: Any) -> int:
-    if isinstance(max_file_bytes, bool) or not isinstance(max_file_bytes, int) or max_file_bytes < 1:
+    if (
+        isinstance(max_file_bytes, bool)
+        or not isinstance(max_file_bytes, int)
+        or max_file_bytes < 1
+    ):
         msg = (
             f"max_file_bytes={max_file_bytes!r} is invalid; pass a positive number of bytes "
             f"(default {DEFAULT_MAX_FILE_BYTES})"
@@ -512,7 +404,7 @@ def read_documents(
             loaded_files.add(key)
             try:
                 loaded = _load_file(file, doc_id, max_bytes)
-            except _UnreadableFile as exc:
+            except UnreadableFile as exc:
                 if strict or not in_folder:
                     raise
                 skipped.append(SkippedDocument(str(file), str(exc)))
@@ -588,7 +480,7 @@ def load_demo_corpus() -> list[SourceDocument]:
             "(pip install --force-reinstall sarg-integrations)"
         )
         raise DocumentLoadError(msg, path=label) from None
-    records = _parse_jsonl(_decode(data, label), label, "demo_corpus")
+    records = _parse_jsonl(decode_utf8(data, label), label, "demo_corpus")
     documents: list[SourceDocument] = []
     origins: dict[str, str] = {}
     for document, origin in records:

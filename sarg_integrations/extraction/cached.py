@@ -35,9 +35,9 @@ from typing import Any
 from sarg_integrations.extraction.base import ExtractionOutcome, TripleExtractor
 from sarg_integrations.extraction.llm.cache import (
     ExtractionCache,
-    InvalidEntry,
     as_cache,
     cache_key,
+    holds_triples,
 )
 from sarg_integrations.extraction.runner import ExtractionRunner
 from sarg_integrations.schema import RelationType, SourceDocument, Triple, to_jsonable
@@ -139,7 +139,7 @@ class CachedExtractor:
                 exc,
             )
             return {}, (1, 0)
-        usable = {k: v for k, v in values.items() if _is_value(v)}
+        usable = {k: v for k, v in values.items() if holds_triples(v)}
         return usable, (0, len(values) - len(usable))
 
     def _extract_and_store(
@@ -182,14 +182,6 @@ class CachedExtractor:
             )
             return outcomes, 1
         return outcomes, 0
-
-
-def _is_value(value: Any) -> bool:
-    return (
-        not isinstance(value, InvalidEntry)
-        and isinstance(value, dict)
-        and isinstance(value.get("triples"), list)
-    )
 
 
 def _from_value(value: dict[str, Any], document_id: str) -> ExtractionOutcome:

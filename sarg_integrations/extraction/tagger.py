@@ -11,7 +11,7 @@ a LoRA adapter and two token heads, trained on public causal corpora; see
   order (effect-first, passives, nominalisations);
 * the **node names** (``cause`` / ``effect``) are the spans' head phrases, read from a
   spaCy parse of the sentence with the same renderer the rules use
-  (:func:`~sarg_integrations.extraction.rules.head_phrase`); the whole spans stay on the
+  (:func:`~sarg_integrations.extraction.rules_phrases.head_phrase`); the whole spans stay on the
   triple as ``cause_text`` / ``effect_text`` for the evidence and the HTML view;
 * the **relation** label is the signal, normalised ("selected for", "lengthened"); an
   effect-first signal ("due to", "because of", "caused by") is turned into its forward
@@ -413,7 +413,7 @@ def _opens_sentence(text: str, relation: Any) -> bool:
 
 def _name(doc: Any, span: tuple[int, int]) -> str:
     """The head-phrase node name of a character span of a parsed sentence."""
-    from sarg_integrations.extraction.rules import head_phrase
+    from sarg_integrations.extraction.rules_phrases import head_phrase
 
     piece = doc.char_span(span[0], span[1], alignment_mode="expand")
     if piece is None or not len(piece):

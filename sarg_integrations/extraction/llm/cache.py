@@ -53,6 +53,7 @@ __all__ = [
     "as_cache",
     "cache_key",
     "decode_value",
+    "holds_triples",
     "url_scheme",
 ]
 
@@ -92,6 +93,20 @@ def decode_value(raw: Any, key: str, where: str) -> Any:
     except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         log.warning("ignoring a cache entry %s in %s that is not valid JSON", key[:12], where)
         return InvalidEntry(f"not valid JSON ({type(exc).__name__})")
+
+
+def holds_triples(value: Any) -> bool:
+    """Whether a cached value has the shape the extractors store: a dict with a ``triples`` list.
+
+    Example:
+        >>> holds_triples({"triples": []}), holds_triples([]), holds_triples(InvalidEntry("x"))
+        (True, False, False)
+    """
+    return (
+        not isinstance(value, InvalidEntry)
+        and isinstance(value, dict)
+        and isinstance(value.get("triples"), list)
+    )
 
 
 def cache_key(chunk_text: str, model_identity: str, prompt_fingerprint: str) -> str:

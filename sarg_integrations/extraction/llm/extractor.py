@@ -40,83 +40,38 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from sarg_integrations.config import check_deadline
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.chunking import Chunk, estimate_tokens, split_into_chunks
-from sarg_integrations.extraction.grounding import DocumentIndex, ground_items
+from sarg_integrations.extraction.grounding import DocumentIndex
 from sarg_integrations.extraction.llm.cache import (
     ExtractionCache,
     InvalidEntry,
     as_cache,
     cache_key,
+    holds_triples,
 )
-from sarg_integrations.extraction.llm.parsing import AnswerParseError, ParsedAnswer, parse_answer
+from sarg_integrations.extraction.llm.calls import ChunkCalls, ChunkResult
+from sarg_integrations.extraction.llm.outcomes import STATS_KEYS, DocResult, Plan, assemble_outcomes
 from sarg_integrations.extraction.llm.prompts import ExtractionPrompt, get_prompt
 from sarg_integrations.extraction.prefill import COUNTERS
-from sarg_integrations.models.completion import (
-    Completion,
-    CompletionRequest,
-    as_completion_model,
-    model_identity,
-)
-from sarg_integrations.models.errors import classify_error, retry_after
+from sarg_integrations.models.completion import as_completion_model, model_identity
+from sarg_integrations.models.errors import classify_error
 from sarg_integrations.models.sync import SyncRunner
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = ["STATS_KEYS", "LLMTripleExtractor", "classify_error"]
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
-
-STATS_KEYS = (
-    "llm_calls",
-    "cache_hits",
-    "prompt_tokens",
-    "completion_tokens",
-    "parse_repairs",
-    "dropped_ungrounded",
-    "extraction_seconds",
-)
-"""The accounting keys every outcome carries (the pipeline sums them per run)."""
-
-# --------------------------------------------------------------------------- records
-
-
-@dataclass
-class _ChunkResult:
-    """What one chunk produced (shared by every occurrence of the chunk in a batch)."""
-
-    items: list[dict[str, Any]] | None = None
-    error: str | None = None
-    raw_output: str | None = None
-    stats: collections.Counter[str] = field(default_factory=collections.Counter)
-    seconds: float = 0.0
-    from_cache: bool = False
-
-
-@dataclass
-class _DocResult:
-    outcome: ExtractionOutcome
-    failed: bool = False
-    raw_output: str | None = None
-
-
-@dataclass
-class _Plan:
-    document: SourceDocument
-    index: DocumentIndex
-    chunks: list[Chunk]
-    keys: list[str]
 
 
 # --------------------------------------------------------------------------- extractor
 
 
-class LLMTripleExtractor:
+class LLMTripleExtractor(ChunkCalls):
     """Few-shot LLM extraction of reasoning-schema triples, grounded in each document.
 
     Pass it to :class:`~sarg_integrations.SARGPipeline` as ``extractor=``. The pipeline
@@ -386,7 +341,7 @@ class LLMTripleExtractor:
     # ------------------------------------------------------------------ batch
 
     @staticmethod
-    def _unwrap(result: _DocResult, document_id: str) -> list[Triple]:
+    def _unwrap(result: DocResult, document_id: str) -> list[Triple]:
         if result.failed:
             msg = f"document {document_id!r}: {result.outcome.error or 'extraction failed'}"
             raise ExtractionError(
@@ -408,25 +363,35 @@ class LLMTripleExtractor:
 
     async def _run_batch(
         self, documents: Sequence[SourceDocument], deadline: float | None = None
-    ) -> list[_DocResult]:
+    ) -> list[DocResult]:
         started = time.perf_counter()
         deadline_at = None if deadline is None else started + deadline
         plans = []
         for doc in documents:
             chunks = self.chunk(doc)
             keys = [self.cache_key(c.text) for c in chunks]
-            plans.append(_Plan(doc, DocumentIndex.build(doc.text), chunks, keys))
+            plans.append(Plan(doc, DocumentIndex.build(doc.text), chunks, keys))
         unique: dict[str, str] = {}
         for plan in plans:
             for chunk, key in zip(plan.chunks, plan.keys):
                 unique.setdefault(key, chunk.text)
         results, cache_stats = await self._resolve(unique, deadline, deadline_at)
         wall = time.perf_counter() - started
-        return self._assemble(plans, results, wall, cache_stats)
+        return assemble_outcomes(
+            plans,
+            results,
+            wall,
+            cache_stats,
+            prompt=self.prompt,
+            window=self.grounding_window,
+            min_token_overlap=self.min_token_overlap,
+            evidence_similarity=self.evidence_similarity,
+            screen_instructions=self.screen_instructions,
+        )
 
     async def _resolve(
         self, unique: dict[str, str], deadline: float | None, deadline_at: float | None
-    ) -> tuple[dict[str, _ChunkResult], collections.Counter[str]]:
+    ) -> tuple[dict[str, ChunkResult], collections.Counter[str]]:
         """The result of every chunk ``{key: text}``: from the cache, else from the model.
 
         Also returns the cache's counters (``cache_errors``, ``cache_invalid_entries``).
@@ -435,13 +400,13 @@ class LLMTripleExtractor:
         cached, cache_stats["cache_errors"] = await self._cache_lookup(
             list(unique), _left(deadline_at)
         )
-        results: dict[str, _ChunkResult] = {}
+        results: dict[str, ChunkResult] = {}
         for key, value in cached.items():
             items = _cached_items(value)
             if items is None:
                 cache_stats["cache_invalid_entries"] += 1
             else:
-                results[key] = _ChunkResult(items=items, from_cache=True)
+                results[key] = ChunkResult(items=items, from_cache=True)
         sem = self._semaphore()
         pending = {
             key: asyncio.ensure_future(self._extract_chunk(text, key, sem))
@@ -462,7 +427,7 @@ class LLMTripleExtractor:
             for key, task in pending.items():
                 if task in late or task.cancelled():
                     reason = f"deadline of {deadline:g} s passed before the model answered"
-                    results[key] = _ChunkResult(error=reason)
+                    results[key] = ChunkResult(error=reason)
                 else:
                     results[key] = task.result()
         return results, cache_stats
@@ -479,255 +444,6 @@ class LLMTripleExtractor:
             self._warn_cache("read failed", exc, "extracting without it")
             return {}, 1
 
-    def _warn_cache(self, what: str, exc: BaseException, consequence: str) -> None:
-        """Log a cache failure: a warning at most every 30 s, the repeats at debug level."""
-        now = time.monotonic()
-        with self._rng_lock:
-            loud = now - self._cache_warned_at >= 30.0
-            if loud:
-                self._cache_warned_at = now
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        log.log(
-            logging.WARNING if loud else logging.DEBUG,
-            "extraction cache %s (%s); %s (counted in stats['cache_errors'])",
-            what,
-            detail,
-            consequence,
-        )
-
-    def _assemble(
-        self,
-        plans: Sequence[_Plan],
-        results: dict[str, _ChunkResult],
-        wall: float,
-        cache_stats: collections.Counter[str],
-    ) -> list[_DocResult]:
-        owners: set[str] = set()
-        busy: list[float] = []
-        drafts: list[
-            tuple[
-                _Plan, collections.Counter[str], list[Triple], list[str], list[str], str | None, int
-            ]
-        ] = []
-        for plan in plans:
-            stats: collections.Counter[str] = collections.Counter({k: 0 for k in STATS_KEYS})
-            stats["chunks"] = len(plan.chunks)
-            doc_busy = 0.0
-            triples: list[Triple] = []
-            failures: list[str] = []
-            drop_examples: list[str] = []
-            raw_output: str | None = None
-            dropped = 0
-            for chunk, key in zip(plan.chunks, plan.keys):
-                res = results[key]
-                if res.from_cache or key in owners:
-                    stats["cache_hits"] += 1
-                else:
-                    owners.add(key)
-                    stats.update(res.stats)
-                    doc_busy += res.seconds
-                if res.items is None:
-                    failures.append(f"chunk {chunk.index + 1}/{len(plan.chunks)}: {res.error}")
-                    raw_output = res.raw_output if res.raw_output is not None else raw_output
-                    continue
-                grounded = ground_items(
-                    res.items,
-                    document_id=plan.document.id,
-                    index=plan.index,
-                    chunk=chunk,
-                    allowed_types=self.prompt.allowed_types,
-                    default_type=self.prompt.default_relation_type,
-                    window=self.grounding_window,
-                    min_token_overlap=self.min_token_overlap,
-                    evidence_similarity=self.evidence_similarity,
-                    screen_instructions=self.screen_instructions,
-                )
-                stats["triples_proposed"] += len(res.items)
-                stats["dropped_ungrounded"] += grounded.dropped_ungrounded
-                stats["dropped_instruction"] += grounded.dropped_instruction
-                stats["dropped_off_schema"] += grounded.dropped_off_schema
-                dropped += grounded.dropped_ungrounded + grounded.dropped_off_schema
-                drop_examples.extend(grounded.examples)
-                triples.extend(grounded.triples)
-            if not drafts:  # the batch's cache counters go to its first document
-                stats.update(+cache_stats)
-            triples = _dedupe(triples, stats)
-            busy.append(doc_busy)
-            drafts.append((plan, stats, triples, failures, drop_examples, raw_output, dropped))
-        total_busy = sum(busy)
-        out: list[_DocResult] = []
-        for (plan, stats, triples, failures, drop_examples, raw_output, dropped), doc_busy in zip(
-            drafts, busy
-        ):
-            share = wall * (doc_busy / total_busy) if total_busy > 0 else wall / max(1, len(drafts))
-            stats["extraction_seconds"] = round(share, 6)
-            stats["triples_kept"] = len(triples)
-            n = len(plan.chunks)
-            error: str | None = None
-            failed = False
-            if failures and len(failures) == n:
-                failed = True
-                more = f" (and {n - 1} more chunk(s) failed)" if n > 1 else ""
-                error = f"LLM extraction failed: {failures[0].split(': ', 1)[1]}{more}"
-            elif failures:
-                error = (
-                    f"{len(failures)} of {n} chunks failed ({failures[0]}); the triples of the "
-                    "other chunks were kept"
-                )
-            elif not triples and dropped:
-                error = (
-                    f"all {dropped} triple(s) the model proposed were dropped by grounding "
-                    f"(e.g. {drop_examples[0]})"
-                )
-            elif not triples:
-                error = f"the model found no {self.prompt.name}-schema relations ({n} chunk(s))"
-            numeric = {k: (int(v) if isinstance(v, int) else float(v)) for k, v in stats.items()}
-            out.append(_DocResult(ExtractionOutcome(triples, error, numeric), failed, raw_output))
-        return out
-
-    # ------------------------------------------------------------------ one chunk
-
-    async def _extract_chunk(self, text: str, key: str, sem: asyncio.Semaphore) -> _ChunkResult:
-        started = time.perf_counter()
-        result = _ChunkResult()
-        try:
-            await self._extract_chunk_into(text, key, sem, result)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.exception("LLM extraction of a chunk failed unexpectedly")
-            result.items = None
-            result.error = f"unexpected error: {type(exc).__name__}: {exc}"
-        result.seconds = time.perf_counter() - started
-        return result
-
-    async def _extract_chunk_into(
-        self, text: str, key: str, sem: asyncio.Semaphore, result: _ChunkResult
-    ) -> None:
-        schema = self.prompt.json_schema() if self.use_structured_output else None
-        request = CompletionRequest(self.prompt.messages(text), schema)
-        completion, error = await self._call(request, sem, result.stats)
-        if completion is None:
-            result.error = error
-            return
-        try:
-            parsed = self._parse(completion)
-        except AnswerParseError as first:
-            if not self.repair:
-                result.error = f"unusable answer: {first}"
-                result.raw_output = completion.text
-                return
-            result.stats["parse_repairs"] += 1
-            repair = CompletionRequest(
-                self.prompt.repair_messages(text, completion.text, str(first)), schema
-            )
-            second, error = await self._call(repair, sem, result.stats)
-            if second is None:
-                result.error = f"unusable answer ({first}); the repair re-ask failed: {error}"
-                result.raw_output = completion.text
-                return
-            try:
-                parsed = self._parse(second)
-            except AnswerParseError as again:
-                result.error = f"unusable answer after one repair re-ask: {again}"
-                result.raw_output = second.text
-                return
-            completion = second
-        result.stats["truncated_answers"] += int(parsed.truncated)
-        result.stats["invalid_items"] += parsed.invalid_items
-        result.items = parsed.items
-        await self._cache_store(key, parsed, completion, result.stats)
-
-    @staticmethod
-    def _parse(completion: Completion) -> ParsedAnswer:
-        if completion.refusal:
-            msg = f"the model refused: {completion.refusal[:160]!r}"
-            raise AnswerParseError(msg, kind="refusal", raw_output=completion.refusal)
-        return parse_answer(completion.text, completion.data)
-
-    async def _cache_store(
-        self,
-        key: str,
-        parsed: ParsedAnswer,
-        completion: Completion,
-        stats: collections.Counter[str],
-    ) -> None:
-        if self.cache is None:
-            return
-        value = {
-            "format": 1,
-            "triples": parsed.items,
-            "fixes": list(parsed.fixes),
-            "truncated": parsed.truncated,
-            "prompt_tokens": completion.prompt_tokens,
-            "completion_tokens": completion.completion_tokens,
-            "model": self.model_identity,
-            "prompt": self.prompt.fingerprint,
-        }
-        try:
-            await asyncio.to_thread(self.cache.set_many, {key: value})
-        except Exception as exc:
-            stats["cache_errors"] += 1
-            self._warn_cache("write failed", exc, "the answer is not cached")
-
-    async def _call(
-        self,
-        request: CompletionRequest,
-        sem: asyncio.Semaphore,
-        stats: collections.Counter[str],
-    ) -> tuple[Completion | None, str | None]:
-        """One model call with timeout and retries; ``(completion, None)`` or ``(None, reason)``."""
-        attempt = 0
-        while True:
-            async with sem:
-                try:
-                    call = self.model.acomplete(request)
-                    if self.timeout is not None:
-                        completion = await asyncio.wait_for(call, self.timeout)
-                    else:
-                        completion = await call
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:
-                    error: Exception = exc
-                    stats["llm_calls"] += 1
-                else:
-                    if not isinstance(completion, Completion):
-                        completion = Completion(str(completion or ""))
-                    stats["llm_calls"] += completion.calls
-                    if completion.prompt_tokens is None and completion.completion_tokens is None:
-                        stats["llm_calls_without_usage"] += completion.calls
-                    stats["prompt_tokens"] += completion.prompt_tokens or 0
-                    stats["completion_tokens"] += completion.completion_tokens or 0
-                    return completion, None
-            kind = classify_error(error)
-            if kind == "fatal" or attempt >= self.max_retries:
-                return None, self._describe(error, kind, attempt + 1)
-            stats["llm_retries"] += 1
-            if kind == "rate_limit":
-                stats["rate_limited"] += 1
-            await asyncio.sleep(self._backoff(attempt, error))
-            attempt += 1
-
-    def _backoff(self, attempt: int, error: BaseException) -> float:
-        cap = min(self.backoff_max, self.backoff_base * (2**attempt))
-        with self._rng_lock:
-            delay = cap / 2 + self._rng.uniform(0, cap / 2)
-        hint = retry_after(error)
-        if hint is not None:
-            delay = max(delay, min(hint, self.backoff_max))
-        return delay
-
-    def _describe(self, error: BaseException, kind: str, attempts: int) -> str:
-        detail = f"{type(error).__name__}: {error}".rstrip(": ")
-        if isinstance(error, (asyncio.TimeoutError, TimeoutError)) and not str(error):
-            detail = f"no answer within timeout={self.timeout} s"
-        if kind == "rate_limit":
-            return f"rate limited: gave up after {attempts} attempt(s) ({detail})"
-        if kind == "transient":
-            return f"model call failed after {attempts} attempt(s) ({detail})"
-        return f"model call failed ({detail}); not retried"
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -740,24 +456,11 @@ def _left(deadline_at: float | None) -> float | None:
 def _cached_items(value: Any) -> list[dict[str, Any]] | None:
     if isinstance(value, InvalidEntry):
         return None  # the cache logged it
-    if not isinstance(value, dict) or not isinstance(value.get("triples"), list):
+    if not holds_triples(value):
         log.warning("ignoring a cache entry of unexpected shape")
         return None
     items = [t for t in value["triples"] if isinstance(t, dict)]
     return items
-
-
-def _dedupe(triples: list[Triple], stats: collections.Counter[str]) -> list[Triple]:
-    seen: set[tuple[str, str, str, tuple[int, int] | None]] = set()
-    out = []
-    for t in triples:
-        key = (t.cause.lower(), t.relation.lower(), t.effect.lower(), t.sentence_span)
-        if key in seen:
-            stats["duplicates_removed"] += 1
-            continue
-        seen.add(key)
-        out.append(t)
-    return out
 
 
 def _check_document(document: Any, position: int | None = None) -> SourceDocument:

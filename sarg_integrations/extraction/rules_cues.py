@@ -1,0 +1,529 @@
+"""The cue rules of the rule extractor: which parsed constructions make a triple.
+
+:func:`_reasoning_candidates` walks a parsed sentence and yields a :class:`_Candidate`
+for every reasoning-schema cue it recognises (cue verbs, passives, copular and nominal
+cues, adverbial clauses, result adverbs, causal prepositions), with the arguments in
+``cause --relation--> effect`` order; :func:`_generic_candidates` yields every
+subject-verb-object relation instead (the ``generic_spo`` ablation). The cue words are in
+:mod:`~sarg_integrations.extraction.rules_lexicon`; rendering the arguments as node
+phrases is :mod:`~sarg_integrations.extraction.rules_phrases`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sarg_integrations.extraction.rules_lexicon import (
+    _ADJ_CUES,
+    _AGENT_OK_VERBS,
+    _C,
+    _CAUSAL_PREPS,
+    _CAUSE_NOUNS,
+    _DIRECT_VERBS,
+    _E,
+    _ENTITY_PRONOUNS,
+    _G,
+    _HUMAN_ENTS,
+    _HUMAN_NOUNS,
+    _MODAL_OBLIGATION,
+    _P,
+    _PHRASAL_VERBS,
+    _PREP_VERBS,
+    _PREREQ_NOUNS,
+    _REQUIRED_FOR,
+    _RESULT_ADVERBS,
+    _RESULT_NOUN_ADVERBIALS,
+    _RESULT_NOUNS,
+    _S,
+    _SUBORDINATORS,
+    _T,
+    _TIME_NOUNS,
+    _VERB_POS,
+    _Cue,
+)
+from sarg_integrations.extraction.rules_phrases import (
+    MAX_PHRASE_TOKENS,
+    _Candidate,
+    _clause_core,
+    _Context,
+    _fill_gaps,
+    _first_child,
+    _is_passive,
+    _is_pronominal,
+    _noun_core,
+    _Phrase,
+    _prep_object,
+    _render,
+    _resolve,
+    _subject_of,
+    _subtree_ids,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+# ----------------------------------------------------------------- cue helpers
+
+
+def _agent_object(verb: Token) -> Token | None:
+    agent = _first_child(verb, ("agent",))
+    return _prep_object(agent) if agent is not None else None
+
+
+def _active_subject(verb: Token) -> Token | _Phrase | None:
+    """The cause-side argument of an active cue verb, following conj / xcomp chains."""
+    subj = _subject_of(verb)
+    if subj is not None:
+        return subj
+    if verb.dep_ == "ROOT":
+        # The small parser reads "Anemia results from X" as a compound noun.
+        lefts = [c for c in verb.lefts if c.dep_ in ("compound", "nmod")]
+        if lefts and lefts[-1].pos_ in ("NOUN", "PROPN"):
+            return lefts[-1]
+    if verb.dep_ in ("conj", "xcomp") and verb.head.pos_ in _VERB_POS:
+        return _active_subject(verb.head)
+    if verb.dep_ == "acl" and verb.tag_ == "VBG":  # "a mutation leading to X"
+        return verb.head
+    if verb.dep_ == "advcl" and verb.tag_ == "VBG" and verb.head.pos_ in _VERB_POS:
+        # "Prices rose, causing panic": the main clause is the cause.
+        head = verb.head
+        exclude = _subtree_ids(verb)
+        text = _render(_clause_core(head, MAX_PHRASE_TOKENS, exclude))
+        return _Phrase(text, frozenset(t.i for t in _clause_core(head, MAX_PHRASE_TOKENS, exclude)))
+    return None
+
+
+def _is_agent(arg: Token | _Phrase | None) -> bool:
+    """Whether an argument is a person or organisation acting, not a state or concept."""
+    if arg is None or isinstance(arg, _Phrase):
+        return False
+    if arg.pos_ == "PRON" and arg.lower_ in ("he", "she", "we", "i", "you", "they", "who"):
+        return True
+    return arg.ent_type_ in _HUMAN_ENTS or arg.lemma_.lower() in _HUMAN_NOUNS
+
+
+def _leftmost_words(tok: Token, n: int) -> list[str]:
+    doc = tok.doc
+    start = tok.left_edge.i
+    return [doc[i].lower_ for i in range(start, min(start + n, len(doc)))]
+
+
+# --------------------------------------------------------------- reasoning rules
+
+
+def _reasoning_candidates(sent: Span, ctx: _Context) -> Iterator[_Candidate]:
+    for tok in sent:
+        if tok.pos_ in _VERB_POS:
+            yield from _verb_cues(tok)
+            yield from _copular_cues(tok)
+            yield from _subordinate_cues(tok)
+            yield from _discourse_cues(tok, sent, ctx)
+        elif tok.dep_ == "acl" and tok.tag_ == "VBN":
+            yield from _verb_cues(tok)
+    yield from _preposition_cues(sent)
+
+
+def _cue_for_verb(verb: Token) -> tuple[_Cue, Token | None] | None:
+    """Match a cue verb; return the cue and its object-side argument (may be None)."""
+    lemma = verb.lemma_.lower()
+    prt = _first_child(verb, ("prt",))
+    if prt is not None and (lemma, prt.lower_) in _PHRASAL_VERBS:
+        return _PHRASAL_VERBS[(lemma, prt.lower_)], _first_child(verb, ("dobj",))
+    if lemma == "give":
+        rise = _first_child(verb, ("dobj",))
+        if rise is not None and rise.lower_ == "rise":
+            for holder in (rise, verb):
+                for prep in holder.children:
+                    if prep.dep_ == "prep" and prep.lower_ == "to":
+                        return _Cue("gives rise to", _C), _prep_object(prep)
+        return None
+    for prep in verb.children:
+        cue = _PREP_VERBS.get((lemma, prep.lower_)) if prep.dep_ in ("prep", "prt") else None
+        if cue is not None:
+            return cue, _prep_object(prep)
+        # spaCy sometimes reads "leads to panic" as an infinitive ("to panic").
+        if (
+            prep.dep_ == "xcomp"
+            and (lemma, "to") in _PREP_VERBS
+            and any(c.dep_ == "aux" and c.lower_ == "to" for c in prep.children)
+        ):
+            return _PREP_VERBS[(lemma, "to")], prep
+    if lemma == "build" and prt is not None and prt.lower_ == "up":
+        for prep in verb.children:
+            if prep.dep_ == "prep" and prep.lower_ in ("in", "within", "inside"):
+                return _Cue("accumulates in", _S), _prep_object(prep)
+    cue = _DIRECT_VERBS.get(lemma)
+    if cue is None:
+        return None
+    obj = _first_child(verb, ("dobj",))
+    if obj is not None:
+        xcomp = _first_child(verb, ("xcomp",))
+        if xcomp is not None and xcomp.i > obj.i and cue.rtype in (_C, _E):
+            # "prompted the bank to raise rates": the effect is the bank's action.
+            return cue, None if obj.lower_ in ("it", "them") else _XcompMarker(obj, xcomp)
+        return cue, obj
+    comp = _first_child(verb, ("ccomp", "xcomp"))
+    if comp is not None and cue.rtype in (_C, _E) and _subject_of(comp) is not None:
+        return cue, comp  # "causes prices to rise"
+    return cue, None
+
+
+@dataclass(frozen=True)
+class _XcompMarker:
+    """An object-control effect: ``obj`` + ``xcomp`` ("the bank to raise rates")."""
+
+    obj: Token
+    xcomp: Token
+
+
+def _xcomp_phrase(marker: _XcompMarker) -> _Phrase:
+    toks = _noun_core(marker.obj, 4) + _clause_core(marker.xcomp, 5)
+    toks = _fill_gaps(toks, marker.obj.doc)
+    return _Phrase(_render(toks), frozenset(t.i for t in toks))
+
+
+def _verb_cues(verb: Token) -> Iterator[_Candidate]:
+    found = _cue_for_verb(verb)
+    if found is None:
+        return
+    cue, obj = found
+    # "follow the rules / the news": only clear event nouns are temporal.
+    if (
+        verb.lemma_.lower() == "follow"
+        and obj is not None
+        and not isinstance(obj, _XcompMarker)
+        and obj.pos_ == "PROPN"
+    ):
+        return
+    obj_arg: Token | _Phrase | None = _xcomp_phrase(obj) if isinstance(obj, _XcompMarker) else obj
+    if _is_passive(verb) and verb.lemma_.lower() in _DIRECT_VERBS:
+        subj_role: Token | _Phrase | None = _agent_object(verb)
+        target = _first_child(verb, ("nsubjpass", "csubjpass"))
+        if target is None and verb.dep_ == "acl":
+            target = verb.head  # "a disease caused by X"
+        obj_arg = target
+        if subj_role is None:
+            return
+    else:
+        if _is_passive(verb):
+            return  # "X was led to ...": not a cue reading
+        subj_role = _active_subject(verb)
+    if subj_role is None or obj_arg is None:
+        return
+    if verb.lemma_.lower() not in _AGENT_OK_VERBS and _is_agent(subj_role):
+        return
+    if cue.rtype is _S and _first_child(verb, ("dobj",)) is not None:
+        return  # "collect signatures in X": transitive, not accumulation
+    cause, effect = (obj_arg, subj_role) if cue.swap else (subj_role, obj_arg)
+    yield _Candidate(cause, effect, cue, frozenset({verb.i}))
+
+
+def _copular_cues(verb: Token) -> Iterator[_Candidate]:
+    subj = _subject_of(verb)
+    lemma = verb.lemma_.lower()
+    # "X is needed / required for Y", "X is needed to do Y".
+    if lemma in ("need", "require") and _is_passive(verb):
+        target = _first_child(verb, ("nsubjpass",))
+        for child in verb.children:
+            effect: Token | None = None
+            if child.dep_ == "prep" and child.lower_ in ("for", "to"):
+                effect = _prep_object(child)
+            elif child.dep_ in ("xcomp", "advcl") and child.pos_ == "VERB":
+                effect = child
+            if target is not None and effect is not None:
+                yield _Candidate(target, effect, _Cue(_REQUIRED_FOR, _P), frozenset({verb.i}))
+                return
+        return
+    if subj is None or lemma != "be":
+        return
+    for child in verb.children:
+        if child.dep_ == "acomp" and child.lemma_.lower() in _ADJ_CUES:
+            cue = _ADJ_CUES[child.lemma_.lower()]
+            effect = _adj_complement(child)
+            if effect is not None:
+                cause, eff = (effect, subj) if cue.swap else (subj, effect)
+                yield _Candidate(cause, eff, cue, frozenset({verb.i, child.i}))
+        elif child.dep_ == "attr":
+            yield from _nominal_attr(subj, child, verb)
+    # "The cause of Y is X" / "The result of X is Y".
+    attr = _first_child(verb, ("attr",))
+    if attr is not None and subj.lemma_.lower() in _CAUSE_NOUNS | _RESULT_NOUNS:
+        inner = _noun_prep_object(subj, ("of", "for", "behind"))
+        if inner is not None:
+            excl = frozenset({verb.i, subj.i})
+            if subj.lemma_.lower() in _CAUSE_NOUNS:
+                yield _Candidate(attr, inner, _Cue("causes", _C), excl)
+            else:
+                yield _Candidate(inner, attr, _Cue("causes", _C), excl)
+
+
+def _adj_complement(adj: Token) -> Token | None:
+    for child in adj.children:
+        if child.dep_ == "prep" and child.lower_ in ("for", "to"):
+            return _prep_object(child)
+        if child.dep_ == "xcomp" and child.pos_ == "VERB":
+            return child
+    return None
+
+
+def _noun_prep_object(noun: Token, preps: tuple[str, ...]) -> Token | None:
+    for child in noun.children:
+        if child.dep_ == "prep" and child.lower_ in preps:
+            return _prep_object(child)
+    return None
+
+
+def _nominal_attr(subj: Token, attr: Token, verb: Token) -> Iterator[_Candidate]:
+    """Nominal cues: "X is a cause of Y", "X is a result of Y", "X is a prerequisite for Y"."""
+    lemma = attr.lemma_.lower()
+    excl = frozenset({verb.i, attr.i})
+    if lemma == "factor" and any(c.lower_ == "risk" for c in attr.lefts):
+        inner = _noun_prep_object(attr, ("for", "of"))
+        if inner is not None:
+            yield _Candidate(subj, inner, _Cue("causes", _C), excl)
+        return
+    if lemma in _CAUSE_NOUNS:
+        inner = _noun_prep_object(attr, ("of", "for", "behind"))
+        if inner is not None:
+            yield _Candidate(subj, inner, _Cue("causes", _C), excl)
+    elif lemma in _RESULT_NOUNS:
+        inner = _noun_prep_object(attr, ("of",))
+        if inner is not None:
+            yield _Candidate(inner, subj, _Cue("causes", _C), excl)
+    elif lemma in _PREREQ_NOUNS:
+        inner = _noun_prep_object(attr, ("for", "to", "of"))
+        if inner is not None:
+            yield _Candidate(subj, inner, _Cue(_REQUIRED_FOR, _P), excl)
+
+
+def _subordinator(clause: Token) -> str | None:
+    """The word introducing an adverbial clause ("because", "if", "when"...)."""
+    for child in clause.children:
+        if child.dep_ in ("mark", "advmod") and child.i < clause.i:
+            low = child.lower_
+            if low in _SUBORDINATORS:
+                return low
+    words = _leftmost_words(clause, 2)
+    if words and words[0] in ("provided", "providing"):
+        return words[0]
+    return None
+
+
+def _subordinate_cues(clause: Token) -> Iterator[_Candidate]:
+    if clause.dep_ != "advcl" or clause.head.pos_ not in _VERB_POS:
+        return
+    word = _subordinator(clause)
+    if word is None:
+        return
+    main = clause.head
+    cue, sub_is_cause = _SUBORDINATORS[word]
+    found = _cue_for_verb(main)
+    if found is not None and found[1] is not None:
+        # "B caused C because A": A explains a causal claim, not an event; the claim
+        # itself is already an edge and a proposition node would only add noise.
+        return
+    if word == "since" and any(c.lower_ in ("have", "has", "had") for c in main.children):
+        return  # "since X, Y has ...": temporal, not causal
+    if word == "before" and any(c.lower_ in _MODAL_OBLIGATION for c in main.children):
+        cue = _Cue("is required before", _P)
+    if word == "when" and clause.i > main.i and main.lemma_ == "be":
+        return  # "the time was when ...": not a condition
+    sub_ids = _subtree_ids(clause)
+    main_toks = _clause_core(main, MAX_PHRASE_TOKENS, sub_ids)
+    sub_toks = _clause_core(clause, MAX_PHRASE_TOKENS)
+    if not main_toks or not sub_toks:
+        return
+    main_p = _Phrase(_render(main_toks), frozenset(t.i for t in main_toks))
+    sub_p = _Phrase(_render(sub_toks), frozenset(t.i for t in sub_toks))
+    main_p = _resolve_clause_subject(main, main_p)
+    sub_p = _resolve_clause_subject(clause, sub_p, fallback=main)
+    if sub_is_cause:
+        yield _Candidate(sub_p, main_p, cue)
+    else:
+        yield _Candidate(main_p, sub_p, cue)
+
+
+def _resolve_clause_subject(verb: Token, phrase: _Phrase, fallback: Token | None = None) -> _Phrase:
+    """Put a same-sentence antecedent in place of a pronoun subject of a clause phrase."""
+    subj = _subject_of(verb)
+    if subj is None or not _is_pronominal(subj) or fallback is None:
+        return phrase
+    other = _subject_of(fallback)
+    if other is None or _is_pronominal(other) or subj.lower_ not in _ENTITY_PRONOUNS:
+        return phrase
+    ante = _render(_noun_core(other, 3))
+    return _Phrase(f"{ante} {phrase.text}", phrase.tokens)
+
+
+def _clause_phrase(verb: Token, exclude: frozenset[int]) -> _Phrase | None:
+    toks = _fill_gaps(_clause_core(verb, MAX_PHRASE_TOKENS, exclude), verb.doc)
+    text = _render(toks)
+    return _Phrase(text, frozenset(t.i for t in toks)) if text else None
+
+
+def _result_marker(verb: Token) -> tuple[str, Token] | None:
+    """A result adverbial on ``verb``: therefore / thus / so / as a result / then."""
+    for child in verb.children:
+        if child.i > verb.i:
+            continue
+        low = child.lower_
+        if child.dep_ in ("advmod", "cc", "mark") and low in _RESULT_ADVERBS:
+            return "result", child
+        if child.dep_ in ("advmod", "cc", "mark") and low == "so":
+            nxt = verb.doc[child.i + 1] if child.i + 1 < len(verb.doc) else None
+            if nxt is None or nxt.lower_ not in ("that", "far", "much", "many"):
+                return "result", child
+        if child.dep_ == "prep" and low == "as":
+            obj = _prep_object(child)
+            if (
+                obj is not None
+                and obj.lemma_.lower() in _RESULT_NOUN_ADVERBIALS
+                and _noun_prep_object(obj, ("of",)) is None
+            ):
+                return "result", child
+        if child.dep_ == "advmod" and low == "then":
+            return "then", child
+    return None
+
+
+def _discourse_cues(verb: Token, sent: Span, ctx: _Context) -> Iterator[_Candidate]:
+    marker = _result_marker(verb)
+    if marker is None:
+        return
+    kind, cue_tok = marker
+    if kind == "then" and any(
+        c.dep_ == "advcl" and _subordinator(c) is not None for c in verb.children
+    ):
+        return  # "if X, then Y": the conditional rule covers it
+    cue = _Cue("leads to", _C) if kind == "result" else _Cue("precedes", _T)
+    cue_ids = frozenset(t.i for t in cue_tok.subtree)
+    # The antecedent clause: a clause child to the left ("X; therefore Y"), the head
+    # of a conjunct ("X and thus Y"), or the previous sentence ("X. Therefore, Y.").
+    antecedent: _Phrase | None = None
+    for child in verb.children:
+        clause_left = child.dep_ in ("ccomp", "conj", "parataxis") and child.i < cue_tok.i
+        if clause_left and child.pos_ in _VERB_POS:
+            antecedent = _clause_phrase(child, frozenset())
+    if antecedent is None and verb.dep_ in ("conj", "advcl") and verb.head.pos_ in _VERB_POS:
+        antecedent = _clause_phrase(verb.head, _subtree_ids(verb))
+    if antecedent is None and verb == sent.root and cue_tok.i - sent.start <= 2:
+        antecedent = ctx.prev_effect or ctx.prev_clause
+    if antecedent is None:
+        return
+    exclude = cue_ids | frozenset(
+        t.i
+        for child in verb.children
+        if child.dep_ in ("ccomp", "conj", "parataxis") and child.i < cue_tok.i
+        for t in child.subtree
+    )
+    effect = _clause_phrase(verb, exclude)
+    if effect is None:
+        return
+    subj = _subject_of(verb)
+    if subj is not None and _is_pronominal(subj):
+        resolved = _resolve(subj, ctx)
+        if resolved is None:
+            return
+        effect = _Phrase(f"{resolved.text} {effect.text}", effect.tokens)
+    yield _Candidate(antecedent, effect, cue)
+
+
+def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
+    """Prepositional cues: "Y because of X", "due to X, Y", "after X, Y" (X a noun phrase)."""
+    words = [t.lower_ for t in sent]
+    for k, tok in enumerate(sent):
+        for pattern in _CAUSAL_PREPS:
+            if tuple(words[k : k + len(pattern)]) == pattern:
+                cue_toks = [sent[k + j] for j in range(len(pattern))]
+                yield from _prep_candidate(cue_toks, _Cue("causes", _C))
+        if tok.dep_ in ("prep", "advcl", "acl") and tok.lower_ in ("after", "following"):
+            if any(c.dep_ in ("npadvmod", "advmod") for c in tok.lefts):
+                continue  # "three days after X": a time offset, not a sequence
+            obj = _prep_object(tok)
+            if obj is None or obj.pos_ not in ("NOUN", "PROPN") or obj.like_num:
+                continue
+            if obj.lemma_.lower() in _TIME_NOUNS or obj.ent_type_ in ("DATE", "TIME"):
+                continue
+            if any(t.like_num for t in obj.subtree):
+                continue  # "after 2019", "before 5 pm"
+            yield from _prep_candidate([tok], _Cue("precedes", _T))
+
+
+def _prep_candidate(
+    cue_toks: list[Token], cue: _Cue, *, obj_first: bool = True
+) -> Iterator[_Candidate]:
+    cue_ids = {t.i for t in cue_toks}
+    obj = None
+    for tok in cue_toks[0].doc[cue_toks[-1].i + 1 : cue_toks[-1].i + 8]:
+        if tok.dep_ in ("pobj", "pcomp") and tok.head.i in cue_ids:
+            obj = tok
+            break
+    if obj is None:
+        return
+    gov = cue_toks[0].head
+    while gov.i in cue_ids and gov.head != gov:
+        gov = gov.head
+    if gov.i in cue_ids:
+        return
+    if gov.lemma_ == "be" and any(c.dep_ == "acomp" and c.i in cue_ids for c in gov.children):
+        return  # "Y is due to X": the copular rule covers it
+    exclude = frozenset(t.i for c in cue_toks for t in c.subtree) | cue_ids
+    if gov.pos_ in _VERB_POS:
+        gov_phrase = _clause_phrase(gov, exclude)
+        if gov_phrase is None:
+            return
+        subj = _subject_of(gov)
+        if subj is not None and _is_pronominal(subj):
+            return  # the clause would read "fell" with no subject
+        gov_arg: Token | _Phrase = gov_phrase
+    elif gov.pos_ in ("NOUN", "PROPN"):
+        gov_arg = gov
+    else:
+        return
+    if obj_first:
+        yield _Candidate(obj, gov_arg, cue, exclude=frozenset(cue_ids))
+    else:
+        yield _Candidate(gov_arg, obj, cue, exclude=frozenset(cue_ids))
+
+
+# ------------------------------------------------------------------ generic SPO
+
+
+def _third_person(lemma: str) -> str:
+    irregular = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+    if lemma in irregular:
+        return irregular[lemma]
+    if re.search(r"[^aeiou]y$", lemma):
+        return lemma[:-1] + "ies"
+    if re.search(r"(s|sh|ch|x|z|o)$", lemma):
+        return lemma + "es"
+    return lemma + "s"
+
+
+def _generic_candidates(sent: Span) -> Iterator[_Candidate]:
+    """Every subject-verb-object / subject-verb-prep-object relation, untyped."""
+    for verb in sent:
+        if verb.pos_ not in _VERB_POS or verb.dep_ in ("aux", "auxpass"):
+            continue
+        subj = _subject_of(verb)
+        if subj is None:
+            continue
+        lemma = verb.lemma_.lower()
+        passive = _is_passive(verb)
+        base = f"is {verb.lower_}" if passive else _third_person(lemma)
+        prt = _first_child(verb, ("prt",))
+        if prt is not None:
+            base = f"{base} {prt.lower_}"
+        neg = " not" if _first_child(verb, ("neg",)) is not None else ""
+        base = base.replace(" ", f"{neg} ", 1) if neg and " " in base else base + neg
+        for child in verb.children:
+            if child.dep_ in ("dobj", "attr", "acomp", "oprd"):
+                yield _Candidate(subj, child, _Cue(base, _G), frozenset({verb.i}))
+            elif child.dep_ in ("prep", "agent"):
+                obj = _prep_object(child)
+                if obj is not None:
+                    rel = f"{base} {child.lower_}"
+                    yield _Candidate(subj, obj, _Cue(rel, _G), frozenset({verb.i, child.i}))

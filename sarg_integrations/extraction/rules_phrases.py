@@ -1,0 +1,424 @@
+"""Node phrases for the rule extractor: trimming parsed arguments to short graph nodes.
+
+A cue rule (:mod:`~sarg_integrations.extraction.rules_cues`) finds a relation between two
+tokens; this module turns each into a node name: the syntactic head plus its closest
+modifiers (at most :data:`MAX_PHRASE_TOKENS` tokens), without leading determiners or
+trailing punctuation (:func:`_noun_core`, :func:`_clause_core`, :func:`_render`). It
+resolves easy pronouns against the previous sentence (:class:`_Context`,
+:func:`_resolve`), splits noun conjunctions (:func:`_render_candidate`) and holds the
+small dependency-tree helpers the rules share. :func:`head_phrase` names the spans of
+learned extractors the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sarg_integrations.extraction.rules_lexicon import (
+    _EMPTY_HEADS,
+    _ENTITY_PRONOUNS,
+    _EVENT_PRONOUNS,
+    _LEADING_DROP,
+    _LEFT_MODS,
+    _NOUN_POS,
+    _NP_PREPS,
+    _OBJ_DEPS,
+    _RELATIVE_PRONOUNS,
+    _SUBJ_DEPS,
+    _VERB_POS,
+    _Cue,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+__all__ = ["MAX_PHRASE_TOKENS", "head_phrase"]
+
+MAX_PHRASE_TOKENS = 8
+"""The longest cause / effect phrase, in tokens (the head is always kept)."""
+
+
+# --------------------------------------------------------------------------- phrases
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    """A rendered argument and the document token indices it was read from."""
+
+    text: str
+    tokens: frozenset[int] = frozenset()
+
+
+@dataclass
+class _Context:
+    """What the previous sentence offers for pronoun resolution."""
+
+    prev_subject: _Phrase | None = None
+    prev_effect: _Phrase | None = None
+    prev_clause: _Phrase | None = None
+
+
+@dataclass
+class _Candidate:
+    """A relation found by a rule, before phrases are rendered."""
+
+    cause: Token | _Phrase
+    effect: Token | _Phrase
+    cue: _Cue
+    exclude: frozenset[int] = field(default_factory=frozenset)
+
+
+def _render(tokens: Sequence[Token]) -> str:
+    """Join tokens in document order, trimming leading determiners and dangling ends."""
+    toks = sorted(set(tokens), key=lambda t: t.i)
+    while toks and (
+        toks[0].lower_ in _LEADING_DROP
+        or toks[0].is_punct
+        or toks[0].dep_ in ("cc", "mark", "aux", "prep")
+    ):
+        toks = toks[1:]
+    while toks and (
+        toks[-1].is_punct
+        or toks[-1].dep_ in ("cc", "prep", "det", "mark", "case", "aux", "auxpass")
+        or toks[-1].lower_ in ("to", "'s")
+    ):
+        toks = toks[:-1]
+    parts: list[str] = []
+    for k, tok in enumerate(toks):
+        parts.append(_uncapitalize(tok) if k == 0 else tok.text)
+        if k + 1 < len(toks):
+            adjacent = toks[k + 1].i == tok.i + 1
+            parts.append(tok.whitespace_ if adjacent else " ")
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+def _uncapitalize(tok: Token) -> str:
+    """Lower-case a capital that is only there because the token starts a sentence.
+
+    A word keeps its capital when it is a proper noun, an entity, an acronym, or is
+    written with a capital somewhere mid-sentence in the same document ("Gaucher
+    cells"), so node names read the same wherever in a sentence a phrase was found.
+    """
+    text = tok.text
+    if not (tok.is_sent_start and text[:1].isupper() and text[1:].islower()):
+        return text
+    if tok.pos_ == "PROPN" or tok.ent_type_:
+        return text
+    doc = tok.doc
+    capitalized = doc.user_data.get("sarg_mid_sentence_capitals")
+    if capitalized is None:
+        capitalized = {t.text for t in doc if not t.is_sent_start and t.text[:1].isupper()}
+        doc.user_data["sarg_mid_sentence_capitals"] = capitalized
+    return text if text in capitalized else text[:1].lower() + text[1:]
+
+
+def _fill_gaps(tokens: list[Token], doc: Doc) -> list[Token]:
+    """Re-insert hyphens and possessive markers skipped between picked tokens."""
+    picked = {t.i for t in tokens}
+    extra = [
+        doc[i + 1]
+        for i in picked
+        if i + 2 in picked and i + 1 < len(doc) and doc[i + 1].text in ("-", "'s", "’s", "/")
+    ]
+    return tokens + extra
+
+
+def _is_pronominal(tok: Token) -> bool:
+    return tok.pos_ == "PRON" or (tok.lower_ in _EVENT_PRONOUNS and tok.dep_ != "det")
+
+
+def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -> list[Token]:
+    """The head noun plus its nearest modifiers and ``of``/``in`` complements."""
+    picked: list[Token] = [tok]
+    doc = tok.doc
+    # spaCy's small model reads "anemia and bone pain" as three conjuncts; put the
+    # stray noun back in front of its head.
+    prev = doc[tok.i - 1] if tok.i > 0 else None
+    stray = prev is not None and prev.dep_ == "conj" and prev.pos_ == "NOUN"
+    if tok.dep_ == "conj" and stray and prev.i not in exclude:  # type: ignore[union-attr]
+        picked.append(prev)  # type: ignore[arg-type]
+    # Nearest modifiers first, so that the cap drops the outermost ones.
+    for child in reversed(list(tok.lefts)):
+        if child.i in exclude:
+            continue
+        keep = child.dep_ in _LEFT_MODS or (child.dep_ == "det" and child.lower_ == "no")
+        if not keep:
+            continue
+        sub = [t for t in child.subtree if (not t.is_punct or t.text == "-") and t.i not in exclude]
+        if child.dep_ == "poss" and child.pos_ == "PRON":
+            continue  # "its", "their": dropped as determiners
+        if len(picked) + len(sub) > budget:
+            break
+        picked.extend(sub)
+    rights = list(tok.rights)
+    after = tok.right_edge.i + 1
+    if not any(c.dep_ == "prep" for c in rights) and tok.dep_ in ("dobj", "pobj", "nsubjpass"):
+        # The small parser often hangs "a sell-off in tech stocks" on the verb; an
+        # adjacent complement of the verb right after the object belongs to the object.
+        nxt = doc[after] if after < len(doc) else None
+        if (
+            nxt is not None
+            and nxt.dep_ == "prep"
+            and nxt.head == tok.head
+            and nxt.lower_ in ("of", "in", "among", "for", "within")
+        ):
+            rights.append(nxt)
+    for child in rights:
+        if child.dep_ in ("nummod", "compound") and child.i == picked[-1].i + 1 == tok.i + 1:
+            picked.append(child)  # "type 2", "Factor 12"
+            continue
+        if child.dep_ == "acl" and child.i not in exclude and child.pos_ == "VERB":
+            to = [c for c in child.children if c.dep_ == "aux" and c.lower_ == "to"]
+            room = budget - len(picked)
+            if to and room >= 3:  # "an attempt to derive political mileage"
+                picked.extend(_clause_core(child, room, exclude))
+            break
+        if child.i in exclude or child.dep_ != "prep" or child.lower_ not in _NP_PREPS:
+            continue
+        objs = [g for g in child.children if g.dep_ in ("pobj", "pcomp") and g.i not in exclude]
+        room = budget - len(picked) - 1
+        if not objs or room < 1:
+            break
+        obj = objs[0]
+        inner = (
+            _clause_core(obj, room, exclude)
+            if obj.pos_ in _VERB_POS
+            else _noun_core(obj, room, exclude)
+        )
+        if not inner:
+            break
+        picked.extend([child, *inner])
+        break  # one complement is enough for a node name
+    return picked
+
+
+def _subject_of(verb: Token) -> Token | None:
+    for child in verb.children:
+        if child.dep_ in _SUBJ_DEPS:
+            return child
+    return None
+
+
+def _clause_core(verb: Token, budget: int, exclude: frozenset[int] = frozenset()) -> list[Token]:
+    """A short event phrase: subject head, negation, verb, particle and object."""
+    subj = _subject_of(verb)
+    subj_toks: list[Token] = []
+    if subj is not None and subj.i not in exclude and not _is_pronominal(subj):
+        subj_toks = (
+            _noun_core(subj, 3, exclude)
+            if subj.pos_ not in _VERB_POS
+            else _clause_core(subj, 3, exclude)
+        )
+    verb_toks = [verb] + [
+        c for c in verb.children if c.dep_ in ("neg", "prt") and c.i not in exclude
+    ]
+    if verb.dep_ == "xcomp" or verb.dep_ == "acl":
+        verb_toks += [c for c in verb.children if c.dep_ == "aux" and c.lower_ == "to"]
+    room = max(budget - len(subj_toks) - len(verb_toks), 1)
+    obj_toks: list[Token] = []
+    for child in verb.rights:
+        if child.i in exclude:
+            continue
+        if child.dep_ in _OBJ_DEPS or child.dep_ == "acomp":
+            obj_toks = (
+                _noun_core(child, room, exclude)
+                if child.pos_ not in _VERB_POS
+                else _clause_core(child, room, exclude)
+            )
+            break
+        if child.dep_ == "xcomp" and child.pos_ in _VERB_POS:
+            obj_toks = _clause_core(child, room, exclude)
+            break
+        if child.dep_ == "prep" and child.lower_ not in ("because", "due", "after", "before"):
+            objs = [g for g in child.children if g.dep_ == "pobj" and g.i not in exclude]
+            if objs and room >= 2:
+                obj_toks = [child, *_noun_core(objs[0], room - 1, exclude)]
+            break
+    if not obj_toks:
+        prt = _first_child(verb, ("prt",))
+        prt_obj = _first_child(prt, ("pobj",)) if prt is not None else None
+        if prt_obj is not None and prt_obj.i not in exclude:  # "pass on a faulty copy"
+            obj_toks = _noun_core(prt_obj, room, exclude)
+    if not obj_toks and subj_toks == [] and verb.pos_ == "AUX":
+        return []
+    return subj_toks + verb_toks + obj_toks
+
+
+# ---------------------------------------------------------------- tree helpers
+
+
+def _first_child(tok: Token, deps: frozenset[str] | set[str] | tuple[str, ...]) -> Token | None:
+    for child in tok.children:
+        if child.dep_ in deps:
+            return child
+    return None
+
+
+def _prep_object(prep: Token) -> Token | None:
+    obj = _first_child(prep, ("pobj", "pcomp"))
+    if obj is not None and obj.dep_ == "pcomp" and obj.pos_ == "ADP":
+        return _first_child(obj, ("pobj", "pcomp"))
+    return obj
+
+
+def _is_passive(verb: Token) -> bool:
+    if any(c.dep_ in ("nsubjpass", "auxpass", "csubjpass") for c in verb.children):
+        return True
+    return verb.dep_ == "acl" and verb.tag_ == "VBN"
+
+
+def _subtree_ids(tok: Token) -> frozenset[int]:
+    return frozenset(t.i for t in tok.subtree)
+
+
+def _conjuncts(tok: Token) -> list[Token]:
+    """The token and its noun conjuncts ("anemia and bone pain")."""
+    if tok.pos_ not in _NOUN_POS:
+        return [tok]
+    out = [tok]
+    doc = tok.doc
+    for conj in tok.conjuncts:
+        if conj.i > tok.i and conj.pos_ in ("NOUN", "PROPN") and conj.dep_ == "conj":
+            nxt = doc[conj.i + 1] if conj.i + 1 < len(doc) else None
+            if nxt is not None and nxt.dep_ == "conj" and nxt.pos_ == "NOUN":
+                continue  # a stray modifier of the next conjunct (see _noun_core)
+            out.append(conj)
+    return out
+
+
+# ------------------------------------------------------------------ rendering args
+
+
+def _resolve(tok: Token, ctx: _Context) -> _Phrase | None:
+    """Resolve a bare pronoun argument to its antecedent, or ``None``."""
+    low = tok.lower_
+    verb = tok.head
+    if low in _RELATIVE_PRONOUNS and verb.dep_ in ("relcl", "advcl", "ccomp") and verb != tok:
+        ante = verb.head
+        if verb.dep_ == "relcl" and ante.pos_ not in _VERB_POS and not _is_pronominal(ante):
+            toks = _noun_core(ante, MAX_PHRASE_TOKENS, _subtree_ids(verb))
+            return _Phrase(_render(toks), frozenset(t.i for t in toks))
+        if ante.pos_ in _VERB_POS and low == "which":
+            # "Prices rose, which led to panic": the antecedent is the main clause.
+            toks = _clause_core(ante, MAX_PHRASE_TOKENS, _subtree_ids(verb))
+            return _Phrase(_render(toks), frozenset(t.i for t in toks)) if toks else None
+        return None
+    if low in _ENTITY_PRONOUNS:
+        # Same-sentence antecedent: "X rises and it causes Y" / "X ... , and they ...".
+        if verb.dep_ == "conj" and verb.head.pos_ in _VERB_POS:
+            other = _subject_of(verb.head)
+            if other is not None and not _is_pronominal(other):
+                toks = _noun_core(other, MAX_PHRASE_TOKENS)
+                return _Phrase(_render(toks), frozenset(t.i for t in toks))
+        return ctx.prev_subject
+    if low in _EVENT_PRONOUNS:
+        return ctx.prev_effect or ctx.prev_clause
+    return None
+
+
+def _phrase_of(tok: Token, ctx: _Context, exclude: frozenset[int]) -> _Phrase | None:
+    if _is_pronominal(tok):
+        return _resolve(tok, ctx)
+    if tok.pos_ in _VERB_POS:
+        toks = _clause_core(tok, MAX_PHRASE_TOKENS, exclude)
+    else:
+        toks = _noun_core(tok, MAX_PHRASE_TOKENS, exclude)
+    toks = _fill_gaps(toks, tok.doc)
+    text = _render(toks)
+    return _Phrase(text, frozenset(t.i for t in toks)) if text else None
+
+
+def _valid_phrase(phrase: _Phrase | None) -> bool:
+    if phrase is None or not phrase.text:
+        return False
+    words = phrase.text.split()
+    if len(words) > MAX_PHRASE_TOKENS + 3:
+        return False
+    if not any(ch.isalpha() for ch in phrase.text):
+        return False
+    low = phrase.text.lower()
+    return low not in _EMPTY_HEADS and low not in _LEADING_DROP and low not in {
+        "it", "they", "he", "she", "we", "i", "you", "them", "there", "here",
+    }  # fmt: skip
+
+
+def _render_candidate(cand: _Candidate, ctx: _Context) -> Iterator[tuple[_Phrase, _Phrase]]:
+    """Yield the rendered (cause, effect) pairs of a candidate, one per noun conjunct."""
+
+    def expand(arg: Token | _Phrase) -> list[_Phrase | None]:
+        if isinstance(arg, _Phrase):
+            return [arg]
+        heads = _conjuncts(arg)
+        return [_phrase_of(h, ctx, cand.exclude) for h in heads]
+
+    causes = [p for p in expand(cand.cause) if _valid_phrase(p)]
+    effects = [p for p in expand(cand.effect) if _valid_phrase(p)]
+    for cause in causes:
+        for effect in effects:
+            assert cause is not None and effect is not None
+            if cause.text.casefold() == effect.text.casefold():
+                continue
+            if cause.tokens & effect.tokens:
+                continue  # overlapping spans: the parse went wrong somewhere
+            yield cause, effect
+
+
+def _update_context(ctx: _Context, sent: Span, last_effect: _Phrase | None) -> None:
+    root = sent.root
+    subj = _subject_of(root)
+    if subj is not None:
+        if _is_pronominal(subj):
+            resolved = _resolve(subj, ctx)
+            if resolved is not None and subj.lower_ in _ENTITY_PRONOUNS:
+                ctx.prev_subject = resolved
+        else:
+            toks = _noun_core(subj, MAX_PHRASE_TOKENS) if subj.pos_ not in _VERB_POS else []
+            text = _render(_fill_gaps(toks, sent.doc)) if toks else ""
+            ctx.prev_subject = _Phrase(text, frozenset(t.i for t in toks)) if text else None
+    clause = _clause_core(root, MAX_PHRASE_TOKENS) if root.pos_ in _VERB_POS else []
+    text = _render(clause) if clause else ""
+    ctx.prev_clause = _Phrase(text, frozenset(t.i for t in clause)) if text else None
+    ctx.prev_effect = last_effect
+
+
+# ------------------------------------------------------------------- node names
+
+
+def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
+    """A short node name for a parsed span: its syntactic head and nearest modifiers.
+
+    The span's root (the token whose head lies outside it) is rendered as a noun
+    phrase or a short event clause, exactly as the rules name their own arguments,
+    using only tokens inside the span. Learned extractors tag whole clauses; this keeps
+    their graph nodes short and resolvable, like the rules' nodes.
+
+    Example:
+        >>> from sarg_integrations._models import load_spacy  # doctest: +SKIP
+        >>> doc = load_spacy()("This routine overuse of antibiotics selected for resistant strains.")  # doctest: +SKIP
+        >>> head_phrase(doc[0:5])  # doctest: +SKIP
+        'routine overuse of antibiotics'
+    """
+    tokens = [t for t in span if not t.is_space]
+    if not tokens:
+        return ""
+    inside = {t.i for t in tokens}
+    roots = [t for t in tokens if t.head.i not in inside or t.head.i == t.i]
+    # Of several roots (a span cut across the tree), the one governing most of the span.
+    root = max(roots, key=lambda t: (sum(1 for s in t.subtree if s.i in inside), -t.i))
+    outside = frozenset(t.i for t in span.doc if t.i not in inside)
+    if root.pos_ in _VERB_POS:
+        picked = _clause_core(root, budget, outside)
+    else:
+        picked = _noun_core(root, budget, outside)
+    # The small parser splits some noun compounds into sibling roots ("hospital | stays");
+    # nouns right before the chosen root belong to its name.
+    others = {t.i for t in roots if t.pos_ in ("NOUN", "PROPN", "ADJ") and t.i < root.i}
+    first = min((t.i for t in picked), default=root.i)
+    while picked and first - 1 in others and len(picked) < budget:
+        first -= 1
+        picked.append(span.doc[first])
+    text = _render(_fill_gaps(picked, span.doc)) if picked else ""
+    return text or _render(tokens[:budget])

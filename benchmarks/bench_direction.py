@@ -10,14 +10,17 @@ Reports:
    query (one MiniLM forward pass + head) and batch throughput;
 4. optionally a fine-tuned SetFit body (``--fine-tuned DIR``, trained with
    ``sarg train-direction --pairs 2000 --out DIR``): accuracy versus cost;
-5. the §5.6 ablation: beam expansions and chains found with the classifier's direction
+5. optionally (``--compare-trainers PAIRS``) the builtin trainer against the ``setfit``
+   library's Trainer, side by side in one run: same data, pairs budget, batch 16, lr 2e-5
+   and seed; accuracy, training wall time and per-query inference for each;
+6. the §5.6 ablation: beam expansions and chains found with the classifier's direction
    versus blind bidirectional traversal, on the demo corpus and on HotpotQA distractor
    questions with their own paragraphs (default offline pipeline).
 
 Run::
 
     HF_HUB_OFFLINE=1 python benchmarks/bench_direction.py [--fine-tuned DIR] [--ablation N] \
-        [--threads 1] [--json OUT]
+        [--threads 1] [--json OUT] [--compare-trainers PAIRS [--compare-only]]
 """
 
 from __future__ import annotations
@@ -94,6 +97,17 @@ def accuracy_section(clf: DirectionClassifier, name: str, out: dict) -> None:
     )
 
 
+def _head_ms_rounds(clf: DirectionClassifier, queries: list[str], vectors) -> list[float]:
+    """Per-query ms of the head over given vectors: 30 rounds over all the queries."""
+    rounds = []
+    for _ in range(30):
+        start = time.perf_counter()
+        for q, v in zip(queries, vectors):
+            clf.predict_direction(q, v)
+        rounds.append((time.perf_counter() - start) * 1000.0 / len(queries))
+    return rounds
+
+
 def latency_section(clf: DirectionClassifier, name: str, out: dict, *, shared: bool) -> None:
     queries = [r["query"] for r in load_direction_dataset(split="test")]
     clf.predict(queries[:4])  # load the encoder
@@ -102,13 +116,7 @@ def latency_section(clf: DirectionClassifier, name: str, out: dict, *, shared: b
         # The pipeline path: the head over the embedding the pipeline already computed.
         # Per-query time over all test queries, 30 rounds: min (least disturbed by other
         # processes on a shared machine, as timeit recommends) and median.
-        vectors = clf.embed(queries)
-        rounds = []
-        for _ in range(30):
-            start = time.perf_counter()
-            for q, v in zip(queries, vectors):
-                clf.predict_direction(q, v)
-            rounds.append((time.perf_counter() - start) * 1000.0 / len(queries))
+        rounds = _head_ms_rounds(clf, queries, clf.embed(queries))
         result["shared_embedding_ms_min"] = min(rounds)
         result["shared_embedding_ms_median"] = statistics.median(rounds)
     from sarg_integrations.embedding import SentenceTransformerEmbedder
@@ -129,6 +137,63 @@ def latency_section(clf: DirectionClassifier, name: str, out: dict, *, shared: b
     out.setdefault(name, {}).update(result)
     line = ", ".join(f"{k} {v:.3f}" for k, v in result.items())
     print(f"latency [{name}]: {line}")
+
+
+def trainers_section(n_pairs: int, ngram_buckets: int, head_c: float, out: dict) -> None:
+    """Train with the builtin loop and with setfit on the same budget; compare."""
+    from sarg_integrations.direction import train_direction_classifier
+
+    test = load_direction_dataset(split="test")
+    queries = [r["query"] for r in test]
+    out["trainers"] = {"pairs": n_pairs, "ngram_buckets": ngram_buckets, "head_c": head_c}
+    print(
+        f"\n== trainers: builtin vs setfit ({n_pairs} pairs, batch 16, lr 2e-5, seed 13, "
+        f"{ngram_buckets} n-gram buckets, C={head_c})"
+    )
+    for trainer in ("builtin", "setfit"):
+        load_before = _machine()["load_average_1_5_15"][0]
+        start = time.perf_counter()
+        report = train_direction_classifier(
+            fine_tune_pairs=n_pairs,
+            ngram_buckets=ngram_buckets,
+            head_c=head_c,
+            trainer=trainer,
+        )
+        wall = time.perf_counter() - start
+        clf = report.classifier
+        scores = evaluate_direction_classifier(clf, test)
+        real = _real_rows()
+        real_scores = evaluate_direction_classifier(clf, real)
+        # Per-query inference: the head over a precomputed embedding of its own body
+        # (what the pipeline pays when it can hand the vector over), and one query
+        # end to end (a forward pass of the tuned body + the head).
+        vectors = clf.embed(queries)
+        clf.reuse_embedding = True
+        rounds = _head_ms_rounds(clf, queries, vectors)
+        clf.reuse_embedding = None
+        predict = clf.predict_direction
+        one = statistics.median(_ms(lambda q=q, p=predict: p(q), 1) for q in queries[:60])
+        row = {
+            "test_accuracy": scores["accuracy"],
+            "test_accuracy_with_fallback": scores["accuracy_with_fallback"],
+            "real_agreement": real_scores["accuracy"],
+            "train_wall_s": wall,
+            "timings": report.timings,
+            "head_ms_per_query_min": min(rounds),
+            "head_ms_per_query_median": statistics.median(rounds),
+            "standalone_one_query_ms": one,
+            "load_average_before": load_before,
+        }
+        out["trainers"][trainer] = row
+        print(
+            f"{trainer:>7}: test accuracy {row['test_accuracy']:.4f} (with fallback "
+            f"{row['test_accuracy_with_fallback']:.4f}), real agreement "
+            f"{row['real_agreement']:.4f}, train {wall:.1f} s "
+            f"({', '.join(f'{k} {v:.1f}' for k, v in report.timings.items())}), "
+            f"head {row['head_ms_per_query_min']:.4f} ms/query (median "
+            f"{row['head_ms_per_query_median']:.4f}), one query end to end {one:.2f} ms, "
+            f"load before {load_before}"
+        )
 
 
 def cue_word_section(out: dict) -> None:
@@ -248,6 +313,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", metavar="OUT", help="write the figures as JSON")
     parser.add_argument(
+        "--compare-trainers",
+        type=int,
+        metavar="PAIRS",
+        help="also train with the builtin loop and with setfit on PAIRS pairs and compare",
+    )
+    parser.add_argument(
+        "--compare-ngram-buckets",
+        type=int,
+        default=0,
+        metavar="N",
+        help="n-gram buckets of the compared heads (default 0: setfit fits the head too)",
+    )
+    parser.add_argument(
+        "--compare-head-c", type=float, default=4.0, metavar="C", help="their head's C (4.0)"
+    )
+    parser.add_argument(
+        "--compare-only", action="store_true", help="run only the trainer comparison"
+    )
+    parser.add_argument(
         "--threads",
         type=int,
         metavar="N",
@@ -268,6 +352,14 @@ def main(argv: list[str] | None = None) -> int:
         "torch_threads": args.threads,
     }
     print(f"machine: {out['machine_before']}")
+    if args.compare_trainers:
+        trainers_section(
+            args.compare_trainers, args.compare_ngram_buckets, args.compare_head_c, out
+        )
+    if args.compare_only:
+        if args.json:
+            Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        return 0
     shipped = DirectionClassifier.load()
     accuracy_section(shipped, "shipped_frozen_head", out)
     latency_section(shipped, "shipped_frozen_head", out, shared=True)

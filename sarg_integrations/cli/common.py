@@ -34,6 +34,8 @@ _NOISY_LOGGERS = (
     "spacy",
     "urllib3",
     "filelock",
+    "setfit",
+    "datasets",
 )
 
 

@@ -59,7 +59,8 @@ def add_commands(sub: Any) -> None:
         description=(
             "Train the direction classifier the SetFit way: optionally fine-tune the body on "
             "contrastive pairs (CosineSimilarityLoss), then fit a logistic-regression head; "
-            "print test accuracy and a per-class report; save the model."
+            "print test accuracy and a per-class report; save the model. --trainer setfit "
+            "does it with the setfit library."
         ),
     )
     train.add_argument(
@@ -100,6 +101,15 @@ def add_commands(sub: Any) -> None:
         default=DEFAULT_MARGIN,
         metavar="M",
         help=f"fallback margin saved with the model (default {DEFAULT_MARGIN})",
+    )
+    train.add_argument(
+        "--trainer",
+        choices=("builtin", "setfit"),
+        default="builtin",
+        help=(
+            "builtin (default) or setfit: the setfit library samples the pairs, fine-tunes "
+            "the body and fits the head (needs: pip install 'sarg-integrations[train]')"
+        ),
     )
     train.add_argument(
         "--max-train", type=positive_int, metavar="N", help="use at most N training queries"
@@ -220,6 +230,7 @@ def _train_direction(args: argparse.Namespace) -> int:
         eval_split=args.eval_split,
         out=args.out,
         log=say,
+        trainer=args.trainer,
     )
     total = time.perf_counter() - start
     body = "fine-tuned body" if report.n_pairs else "frozen body"

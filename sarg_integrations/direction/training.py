@@ -4,6 +4,11 @@
 optionally fine-tunes the body with ``CosineSimilarityLoss`` (lr 2e-5, batch 16), then
 fits a logistic-regression head on the embeddings. ``fine_tune_pairs=0`` keeps the body
 frozen (the shipped default).
+
+Two trainers do it: ``trainer="builtin"`` (the default, a short loop over
+sentence-transformers) and ``trainer="setfit"`` (the ``setfit`` library's ``Trainer``:
+its pair sampling, contrastive fine-tune and head fit; ``pip install
+"sarg-integrations[train]"``). Both save the same JSON head, which loads without setfit.
 """
 
 from __future__ import annotations
@@ -29,9 +34,17 @@ from sarg_integrations.direction.classifier import (
     ngram_features,
 )
 from sarg_integrations.direction.data import load_direction_dataset
-from sarg_integrations.errors import ConfigError, InputError
+from sarg_integrations.errors import ConfigError, InputError, MissingDependencyError
 
-__all__ = ["TrainingReport", "evaluate_direction_classifier", "train_direction_classifier"]
+__all__ = [
+    "TRAINERS",
+    "TrainingReport",
+    "evaluate_direction_classifier",
+    "train_direction_classifier",
+]
+
+TRAINERS = ("builtin", "setfit")
+"""The ways :func:`train_direction_classifier` can train (its ``trainer`` argument)."""
 
 
 @dataclass
@@ -43,7 +56,8 @@ class TrainingReport:
         accuracy: Accuracy on the evaluation rows (argmax, no margin fallback).
         report: sklearn's per-class report text.
         confusion: Confusion matrix rows/columns in :data:`LABELS` order.
-        timings: Seconds per phase (``fine_tune``, ``embed``, ``head``, ``evaluate``).
+        timings: Seconds per phase (``fine_tune``, ``embed``, ``head``, ``evaluate``;
+            ``setfit`` for the setfit Trainer's fine-tune and head fit).
         n_train: Training rows; ``n_pairs``: contrastive pairs used (0 = frozen body).
         saved_to: The JSON file written, if any.
     """
@@ -94,21 +108,14 @@ def _fine_tune_body(
 ) -> Any:
     """Fine-tune a fresh copy of the body on the pairs with CosineSimilarityLoss."""
     import torch
-    from sentence_transformers import SentenceTransformer
 
     try:
         from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
     except ImportError:  # sentence-transformers < 6
         from sentence_transformers.losses import CosineSimilarityLoss
 
-    from sarg_integrations._models import minilm_model_dir
-
     torch.manual_seed(seed)
-    path = base_model or str(minilm_model_dir())
-    from sarg_integrations._models import _quiet_transformers
-
-    with _quiet_transformers():
-        model = SentenceTransformer(path, device="cpu")  # a fresh copy, never the shared one
+    model = _fresh_body(base_model)
     model.train()
     loss_fn = CosineSimilarityLoss(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
@@ -136,6 +143,119 @@ def _fine_tune_body(
     return model
 
 
+def _fresh_body(base_model: str | None) -> Any:
+    """A fresh CPU copy of the body to fine-tune (never the shared, cached one)."""
+    from sentence_transformers import SentenceTransformer
+
+    from sarg_integrations._models import _quiet_transformers, minilm_model_dir
+
+    path = base_model or str(minilm_model_dir())
+    with _quiet_transformers():
+        return SentenceTransformer(path, device="cpu")
+
+
+def _require_setfit() -> Any:
+    try:
+        import setfit
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "setfit",
+            extra="train",
+            feature="Training the direction classifier with trainer='setfit'",
+        ) from exc
+    return setfit
+
+
+def _setfit_train(
+    base_model: str | None,
+    texts: list[str],
+    labels: list[str],
+    *,
+    n_pairs: int,
+    batch_size: int,
+    learning_rate: float,
+    epochs: int,
+    head_c: float,
+    fit_head: bool,
+    seed: int,
+    log: Callable[[str], None],
+) -> tuple[Any, tuple[np.ndarray, np.ndarray] | None]:
+    """Train with the setfit library: its pair sampling, contrastive fine-tune and head.
+
+    The body is fine-tuned for ``ceil(n_pairs / batch_size) * epochs`` steps (the
+    builtin loop's step count) on pairs setfit samples (``CosineSimilarityLoss``, body
+    lr ``learning_rate``, 10 % warm-up); ``n_pairs=0`` skips that step. With
+    ``fit_head``, setfit also fits its logistic-regression head on the normalised
+    embeddings, returned as ``(weights, bias)`` in :data:`LABELS` order.
+
+    Returns:
+        The body (a SentenceTransformer, in eval mode) and the head or ``None``.
+    """
+    import tempfile
+
+    setfit = _require_setfit()
+    from datasets import Dataset
+    from sklearn.linear_model import LogisticRegression
+    from transformers import PrinterCallback, ProgressCallback, TrainerCallback
+
+    class _Progress(TrainerCallback):  # type: ignore[misc]
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kw: Any) -> None:
+            loss = (logs or {}).get("embedding_loss", (logs or {}).get("loss"))
+            if loss is not None:
+                log(f"  fine-tune step {state.global_step}/{state.max_steps} loss {loss:.4f}")
+
+    body = _fresh_body(base_model)
+    head = LogisticRegression(C=head_c, max_iter=2000, random_state=seed)
+    model = setfit.SetFitModel(model_body=body, model_head=head, normalize_embeddings=True)
+    steps = math.ceil(n_pairs / batch_size) * epochs
+    import datasets
+
+    # Progress goes through ``log``: no "Map" bars, and no "Running training" banner
+    # (importing setfit.trainer sets setfit's verbosity to info).
+    bars = not datasets.are_progress_bars_disabled()
+    verbosity = setfit.logging.get_verbosity()
+    datasets.disable_progress_bars()
+    setfit.logging.set_verbosity_warning()
+    try:
+        with tempfile.TemporaryDirectory(prefix="sarg-setfit-") as scratch:
+            args = setfit.TrainingArguments(
+                output_dir=scratch,
+                batch_size=batch_size,
+                num_epochs=epochs,
+                max_steps=steps if steps else -1,
+                body_learning_rate=learning_rate,
+                seed=seed,
+                save_strategy="no",
+                report_to="none",
+                logging_steps=25,
+                show_progress_bar=False,
+            )
+            trainer = setfit.Trainer(
+                model=model,
+                args=args,
+                train_dataset=Dataset.from_dict({"text": texts, "label": labels}),
+                callbacks=[_Progress()],
+            )
+            # ... nor the Trainer's own tqdm bar and printer.
+            for noisy in (ProgressCallback, PrinterCallback):
+                trainer.st_trainer.remove_callback(noisy)
+            if steps and fit_head:
+                trainer.train()
+            elif steps:
+                trainer.train_embeddings(texts, labels, args=args)
+            elif fit_head:
+                trainer.train_classifier(texts, labels, args=args)
+    finally:
+        setfit.logging.set_verbosity(verbosity)
+        if bars:
+            datasets.enable_progress_bars()
+    body.eval()
+    if not fit_head:
+        return body, None
+    order = [list(head.classes_).index(lab) for lab in LABELS]
+    return body, (head.coef_[order].astype(np.float32), head.intercept_[order].astype(np.float32))
+
+
 def _features(model: Any, texts: list[str]) -> dict[str, Any]:
     """Tokenize a batch for a forward pass (``preprocess`` in sentence-transformers >= 6)."""
     prepare = getattr(model, "preprocess", None) or model.tokenize
@@ -158,15 +278,19 @@ def _encode(model: Any, texts: Sequence[str]) -> np.ndarray:
         )
 
 
+def _check_labels(y: Sequence[str]) -> None:
+    missing = [lab for lab in LABELS if lab not in set(y)]
+    if missing:
+        msg = f"the training data has no example of {missing}; every label needs examples"
+        raise InputError(msg, argument="data", value=missing)
+
+
 def _fit_head(
     x: np.ndarray, y: Sequence[str], c: float, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     from sklearn.linear_model import LogisticRegression
 
-    missing = [lab for lab in LABELS if lab not in set(y)]
-    if missing:
-        msg = f"the training data has no example of {missing}; every label needs examples"
-        raise InputError(msg, argument="data", value=missing)
+    _check_labels(y)
     head = LogisticRegression(C=c, max_iter=2000, random_state=seed)
     head.fit(x, list(y))
     order = [list(head.classes_).index(lab) for lab in LABELS]
@@ -218,6 +342,7 @@ def train_direction_classifier(
     out: str | Path | None = None,
     seed: int = 13,
     log: Callable[[str], None] | None = None,
+    trainer: str = "builtin",
 ) -> TrainingReport:
     """Train a direction classifier the SetFit way and evaluate it.
 
@@ -243,10 +368,18 @@ def train_direction_classifier(
             ``out/body``. ``None`` saves nothing (a fine-tuned body then stays in memory).
         seed: Seed for pair sampling, torch and the head.
         log: Receives progress lines (default: silent).
+        trainer: ``"builtin"`` (default) or ``"setfit"``: the ``setfit`` library's
+            ``Trainer`` samples the pairs, fine-tunes the body for the same number of
+            steps and, when ``ngram_buckets=0``, fits the head. Its head reads only the
+            embedding, so with n-gram buckets the head is fitted as in the builtin
+            path, over the setfit-tuned body's embeddings plus the n-grams.
 
     Raises:
         InputError: No training rows, or a label without examples.
-        ConfigError: Bad numeric settings, or a fine-tuned body with no ``out`` folder.
+        ConfigError: Bad numeric settings, an unknown trainer, or a fine-tuned body
+            with no ``out`` folder.
+        MissingDependencyError: ``trainer="setfit"`` without the ``setfit`` package
+            (``pip install "sarg-integrations[train]"``).
     """
     say = log or (lambda _line: None)
     for name, value, low in (
@@ -261,6 +394,11 @@ def train_direction_classifier(
         msg = f"learning_rate={learning_rate!r} must be a positive number, e.g. 2e-5"
         raise ConfigError(msg, field="learning_rate", value=learning_rate)
     check_margin(margin)
+    if trainer not in TRAINERS:
+        msg = f"trainer={trainer!r} must be one of {list(TRAINERS)}"
+        raise ConfigError(msg, field="trainer", value=trainer)
+    if trainer == "setfit":
+        _require_setfit()  # fail before any data or model is loaded
     if fine_tune_pairs and out is not None and Path(out).suffix == ".json":
         msg = f"out={str(out)!r}: a fine-tuned body needs a folder, not a .json file"
         raise ConfigError(msg, field="out", value=str(out))
@@ -281,8 +419,38 @@ def train_direction_classifier(
     timings: dict[str, float] = {}
     rng = random.Random(seed)
     encoder = DEFAULT_ENCODER if base_model is None else str(Path(base_model).resolve())
-    if fine_tune_pairs:
+    _check_labels(labels)
+    head: tuple[np.ndarray, np.ndarray] | None = None
+    if trainer == "setfit":
+        n_pairs = fine_tune_pairs
+        say(
+            f"Training with setfit {_require_setfit().__version__}: "
+            + (
+                f"{math.ceil(n_pairs / batch_size) * epochs} contrastive steps of {batch_size} "
+                f"pairs (CosineSimilarityLoss, lr {learning_rate})"
+                if n_pairs
+                else "frozen body"
+            )
+            + ("" if ngram_buckets else ", then its logistic-regression head")
+        )
+        start = time.perf_counter()
+        model, head = _setfit_train(
+            base_model,
+            texts,
+            labels,
+            n_pairs=n_pairs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            epochs=epochs,
+            head_c=head_c,
+            fit_head=not ngram_buckets,
+            seed=seed,
+            log=say,
+        )
+        timings["setfit"] = time.perf_counter() - start
+    elif fine_tune_pairs:
         pairs = _sample_pairs(texts, labels, fine_tune_pairs, rng)
+        n_pairs = len(pairs)
         say(
             f"Fine-tuning the body on {len(pairs)} pairs (CosineSimilarityLoss, "
             f"lr {learning_rate}, batch {batch_size}, {epochs} epoch(s))"
@@ -298,28 +466,31 @@ def train_direction_classifier(
             log=say,
         )
         timings["fine_tune"] = time.perf_counter() - start
-        if out is not None:
-            body = Path(out) / BODY_DIR
-            model.save(str(body))
-            encoder = str(body.resolve())
     else:
-        pairs = []
+        n_pairs = 0
         from sarg_integrations._models import load_sentence_transformer
 
         model = load_sentence_transformer(base_model)
-    start = time.perf_counter()
-    x_train = _encode(model, texts)
-    timings["embed"] = time.perf_counter() - start
-    say(f"Embedded {len(texts)} training queries in {timings['embed']:.1f} s")
-    start = time.perf_counter()
-    if ngram_buckets:
-        x_train = np.concatenate([x_train, ngram_features(texts, ngram_buckets)], axis=1)
-    weights, bias = _fit_head(x_train, labels, head_c, seed)
-    timings["head"] = time.perf_counter() - start
+    if n_pairs and out is not None:
+        body = Path(out) / BODY_DIR
+        model.save(str(body))
+        encoder = str(body.resolve())
+    if head is None:
+        start = time.perf_counter()
+        x_train = _encode(model, texts)
+        timings["embed"] = time.perf_counter() - start
+        say(f"Embedded {len(texts)} training queries in {timings['embed']:.1f} s")
+        start = time.perf_counter()
+        if ngram_buckets:
+            x_train = np.concatenate([x_train, ngram_features(texts, ngram_buckets)], axis=1)
+        head = _fit_head(x_train, labels, head_c, seed)
+        timings["head"] = time.perf_counter() - start
+    weights, bias = head
     metadata = {
         "trained_on": len(train),
-        "fine_tune_pairs": len(pairs),
-        "epochs": epochs if pairs else 0,
+        "trainer": trainer if trainer == "builtin" else f"setfit {_require_setfit().__version__}",
+        "fine_tune_pairs": n_pairs,
+        "epochs": epochs if n_pairs else 0,
         "batch_size": batch_size,
         "learning_rate": learning_rate,
         "head": f"LogisticRegression(C={head_c})"
@@ -335,7 +506,7 @@ def train_direction_classifier(
         ngram_buckets=ngram_buckets,
         metadata=metadata,
     )
-    if pairs and out is None:
+    if n_pairs and out is None:
         classifier.encoder = IN_MEMORY_ENCODER
         classifier._embedder = _InMemoryEmbedder(model)
     accuracy, report, confusion = None, "", []
@@ -356,7 +527,7 @@ def train_direction_classifier(
         timings,
         len(train),
         len(evaluation),
-        len(pairs),
+        n_pairs,
         saved,
     )
 

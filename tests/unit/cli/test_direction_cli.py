@@ -64,6 +64,14 @@ def test_train_direction_on_a_small_file(tmp_path, capsys):
     assert main(["direction", "--model", str(out), "--json", "Why?"]) == 0
 
 
+def test_train_direction_with_setfit_missing_says_how_to_install(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "setfit", None)
+    assert main(["train-direction", "--trainer", "setfit", "--pairs", "16"]) != 0
+    assert "sarg-integrations[train]" in capsys.readouterr().err
+
+
 def test_distill_direction_with_a_fake_llm(tmp_path, monkeypatch, capsys):
     from sarg_integrations.models import specs
 

@@ -25,7 +25,12 @@ from sarg_integrations.direction import (
     read_queries,
     train_direction_classifier,
 )
-from sarg_integrations.errors import ConfigError, InputError, ModelLoadError
+from sarg_integrations.errors import (
+    ConfigError,
+    InputError,
+    MissingDependencyError,
+    ModelLoadError,
+)
 from sarg_integrations.schema import Direction
 
 REPO = Path(__file__).resolve().parents[3]
@@ -291,6 +296,34 @@ def test_training_rejects_bad_settings(tmp_path):
         train_direction_classifier(_tiny_rows(), fine_tune_pairs=-1)
     with pytest.raises(InputError, match="no example"):
         train_direction_classifier([r for r in _tiny_rows() if r["label"] != "forward"])
+
+
+def test_setfit_trainer_without_setfit_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "setfit", None)  # `import setfit` now fails
+    with pytest.raises(MissingDependencyError, match=r'pip install "sarg-integrations\[train\]"'):
+        train_direction_classifier(_tiny_rows(), fine_tune_pairs=16, trainer="setfit")
+    with pytest.raises(ConfigError, match="trainer='sklearn' must be one of"):
+        train_direction_classifier(_tiny_rows(), trainer="sklearn")
+
+
+@pytest.mark.slow
+def test_setfit_trainer_saves_a_head_that_loads_without_setfit(tmp_path, monkeypatch):
+    pytest.importorskip("setfit")
+    report = train_direction_classifier(
+        _tiny_rows(), fine_tune_pairs=16, batch_size=8, trainer="setfit", out=tmp_path / "m"
+    )
+    assert report.n_pairs == 16 and report.n_train == 24 and 0.0 <= report.accuracy <= 1.0
+    assert report.classifier.metadata["trainer"].startswith("setfit ")
+    assert (tmp_path / "m" / "body").is_dir()
+    import sys
+
+    monkeypatch.setitem(sys.modules, "setfit", None)
+    loaded = DirectionClassifier.load(tmp_path / "m")
+    assert not loaded.frozen_default_encoder and loaded.ngram_buckets == 0
+    np.testing.assert_allclose(loaded.weights, report.classifier.weights, atol=1e-6)
+    assert loaded.predict([BACKWARD[0], FORWARD[0]])[0] in LABELS
 
 
 # --------------------------------------------------------------------------- teacher

@@ -27,7 +27,9 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-REAL_MODEL_LOADERS = ("load_sentence_transformer", "load_spacy")
+# minilm_model_dir: every other way to the packaged MiniLM (a fine-tuned direction body,
+# the tagger's encoder) starts there.
+REAL_MODEL_LOADERS = ("load_sentence_transformer", "load_spacy", "minilm_model_dir")
 
 
 @pytest.fixture(autouse=True)
@@ -44,6 +46,8 @@ def _real_models_only_in_slow_tests(
     from sarg_integrations import _models
 
     for name in REAL_MODEL_LOADERS:
+        if name == "minilm_model_dir" and "fake_minilm" in request.fixturenames:
+            continue  # that test unpacks a fake MiniLM package of a few bytes
 
         def refuse(*args: object, _name: str = name, **kwargs: object) -> None:
             pytest.fail(

@@ -35,7 +35,6 @@ from sarg_integrations.extraction.tagger_model import (
     WEIGHTS_FILE,
     TaggerConfig,
     adapter_tensors,
-    load_base_encoder,
     lora_targets,
     network_class,
 )
@@ -222,7 +221,9 @@ def train_tagger(
     torch.manual_seed(seed)
     train, held = split_by_group(sentences, held_out_fraction, seed) if held_out_fraction else (list(sentences), [])
     train += list(train_only)
-    encoder, tokenizer = load_base_encoder()
+    from sarg_integrations.extraction import tagger_model  # looked up at call time
+
+    encoder, tokenizer = tagger_model.load_base_encoder()
     encoder = get_peft_model(
         encoder,
         LoraConfig(

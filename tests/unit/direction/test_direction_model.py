@@ -260,6 +260,7 @@ def _tiny_rows() -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_training_runs_end_to_end_with_a_fine_tuned_body(tmp_path):
     report = train_direction_classifier(
         _tiny_rows(), fine_tune_pairs=16, batch_size=8, ngram_buckets=64

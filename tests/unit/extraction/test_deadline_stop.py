@@ -166,7 +166,7 @@ SLOW_EXTRACTOR = """
     class Slow:  # stands in for an extractor inside native code
         def extract(self, document):
             print("started", document.id, flush=True)
-            time.sleep(1.0)
+            time.sleep(3.0)  # long enough that a loaded machine still signals mid-piece
             print("finished", document.id, flush=True)
             return []
 """

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     pass
 
 from sarg_integrations.cli.common import non_empty, positive_int, quiet_models
-from sarg_integrations.direction.base import LABELS
+from sarg_integrations.direction.base import LABELS, TRAINERS
 
 __all__ = ["add_commands"]
 
@@ -104,11 +104,12 @@ def add_commands(sub: Any) -> None:
     )
     train.add_argument(
         "--trainer",
-        choices=("builtin", "setfit"),
-        default="builtin",
+        choices=TRAINERS,
+        default="auto",
         help=(
-            "builtin (default) or setfit: the setfit library samples the pairs, fine-tunes "
-            "the body and fits the head (needs: pip install 'sarg-integrations[train]')"
+            "setfit: the setfit library samples the pairs, fine-tunes the body and fits the "
+            "head (pip install 'sarg-integrations[train]'); builtin: the same recipe without "
+            "it; auto (default): setfit when installed, else builtin"
         ),
     )
     train.add_argument(

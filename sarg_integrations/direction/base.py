@@ -22,6 +22,7 @@ from sarg_integrations.schema import Direction, DirectionPrediction
 __all__ = [
     "LABELS",
     "MAX_QUERY_CHARS",
+    "TRAINERS",
     "BaseDirectionClassifier",
     "CueWordDirectionClassifier",
     "DirectionPredictor",
@@ -32,6 +33,10 @@ __all__ = [
 
 LABELS: tuple[str, ...] = ("forward", "backward", "bidirectional")
 """The class labels, in the order of the classifier head's rows."""
+
+TRAINERS = ("auto", "setfit", "builtin")
+"""The ways ``train_direction_classifier`` can train (its ``trainer`` argument);
+``"auto"`` is ``"setfit"`` when the package is installed, else ``"builtin"``."""
 MAX_QUERY_CHARS = 2000
 """Longer queries are cut to this many characters before encoding (the encoder reads
 at most 256 word pieces anyway); the prediction's rationale says so."""

@@ -5,10 +5,13 @@ optionally fine-tunes the body with ``CosineSimilarityLoss`` (lr 2e-5, batch 16)
 fits a logistic-regression head on the embeddings. ``fine_tune_pairs=0`` keeps the body
 frozen (the shipped default).
 
-Two trainers do it: ``trainer="builtin"`` (the default, a short loop over
-sentence-transformers) and ``trainer="setfit"`` (the ``setfit`` library's ``Trainer``:
-its pair sampling, contrastive fine-tune and head fit; ``pip install
-"sarg-integrations[train]"``). Both save the same JSON head, which loads without setfit.
+Two trainers do it: ``trainer="setfit"`` (the ``setfit`` library's ``Trainer``: its
+pair sampling, contrastive fine-tune and head fit; ``pip install
+"sarg-integrations[train]"``) and ``trainer="builtin"`` (a short loop over
+sentence-transformers, the same recipe, for installs without the ``train`` extra). The
+default ``"auto"`` takes setfit when it is installed. Measured side by side they tie
+(``benchmarks/bench_direction.py --compare-trainers``). Both save the same JSON head,
+which loads without setfit.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from sarg_integrations.direction.base import LABELS
+from sarg_integrations.direction.base import LABELS, TRAINERS
 from sarg_integrations.direction.classifier import (
     BODY_DIR,
     DEFAULT_ENCODER,
@@ -43,8 +46,6 @@ __all__ = [
     "train_direction_classifier",
 ]
 
-TRAINERS = ("builtin", "setfit")
-"""The ways :func:`train_direction_classifier` can train (its ``trainer`` argument)."""
 
 
 @dataclass
@@ -152,6 +153,12 @@ def _fresh_body(base_model: str | None) -> Any:
     path = base_model or str(minilm_model_dir())
     with _quiet_transformers():
         return SentenceTransformer(path, device="cpu")
+
+
+def _setfit_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("setfit") is not None
 
 
 def _require_setfit() -> Any:
@@ -342,7 +349,7 @@ def train_direction_classifier(
     out: str | Path | None = None,
     seed: int = 13,
     log: Callable[[str], None] | None = None,
-    trainer: str = "builtin",
+    trainer: str = "auto",
 ) -> TrainingReport:
     """Train a direction classifier the SetFit way and evaluate it.
 
@@ -368,7 +375,8 @@ def train_direction_classifier(
             ``out/body``. ``None`` saves nothing (a fine-tuned body then stays in memory).
         seed: Seed for pair sampling, torch and the head.
         log: Receives progress lines (default: silent).
-        trainer: ``"builtin"`` (default) or ``"setfit"``: the ``setfit`` library's
+        trainer: ``"auto"`` (default: ``"setfit"`` when installed, else ``"builtin"``),
+            ``"builtin"`` or ``"setfit"``: the ``setfit`` library's
             ``Trainer`` samples the pairs, fine-tunes the body for the same number of
             steps and, when ``ngram_buckets=0``, fits the head. Its head reads only the
             embedding, so with n-gram buckets the head is fitted as in the builtin
@@ -397,6 +405,9 @@ def train_direction_classifier(
     if trainer not in TRAINERS:
         msg = f"trainer={trainer!r} must be one of {list(TRAINERS)}"
         raise ConfigError(msg, field="trainer", value=trainer)
+    if trainer == "auto":
+        trainer = "setfit" if _setfit_installed() else "builtin"
+        say(f"trainer: {trainer} (auto)")
     if trainer == "setfit":
         _require_setfit()  # fail before any data or model is loaded
     if fine_tune_pairs and out is not None and Path(out).suffix == ".json":

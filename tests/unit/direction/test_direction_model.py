@@ -416,3 +416,20 @@ def test_read_queries_formats(tmp_path):
     assert read_queries(tmp_path / "q.jsonl") == ["Why?", "How?", "What?"]
     with pytest.raises(InputError, match="does not exist"):
         read_queries(tmp_path / "none.txt")
+
+
+def test_auto_trainer_takes_setfit_only_when_installed(monkeypatch):
+    from sarg_integrations.direction import training
+
+    calls = []
+    monkeypatch.setattr(training, "_setfit_installed", lambda: False)
+    monkeypatch.setattr(training, "_require_setfit", lambda: calls.append("setfit"))
+    lines = []
+    with pytest.raises(InputError):  # no rows: stops after choosing, before any model
+        train_direction_classifier([], log=lines.append)
+    assert lines == ["trainer: builtin (auto)"] and calls == []
+    monkeypatch.setattr(training, "_setfit_installed", lambda: True)
+    lines.clear()
+    with pytest.raises(InputError):
+        train_direction_classifier([], log=lines.append)
+    assert lines == ["trainer: setfit (auto)"] and calls == ["setfit"]

@@ -276,9 +276,9 @@ def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget
     assert words_of(result.evidence) <= 0.4 * total == pytest.approx(result.stats["evidence_budget_words"], abs=1)
 
 
-def test_default_tops_up_chains_that_run_through_side_documents():
-    # The chain (rain → flooding) is real but the question is about the farm's owner:
-    # the budget left after the chain document is filled by relevance.
+def test_default_puts_an_off_topic_chain_behind_the_relevant_documents():
+    # The chain (rain → flooding) is real but sits in one paragraph the question is not
+    # about: it is not anchored, so the farm's documents come first, by relevance.
     docs = [
         {"id": "c1", "text": "Heavy rain causes river flooding."},
         {"id": "f1", "text": "Oakridge Farm is owned by the Miller family since 1950."},
@@ -288,8 +288,25 @@ def test_default_tops_up_chains_that_run_through_side_documents():
     result = make(SARGConfig(similarity_threshold=0.0)).run("Who owns Oakridge Farm, the Miller farm?", docs)
     assert not result.used_fallback and result.chains
     ids = [p.document_id for p in result.evidence]
-    assert ids[0] == "c1" and len(ids) >= 2 and set(ids[1:]) <= {"f1", "f2"}  # never the museum
-    assert {p.selected_by for p in result.evidence[1:]} <= {"bridge", "relevance"}
+    assert ids[0] in {"f1", "f2"} and "x1" not in ids  # never the museum
+    assert {p.selected_by for p in result.evidence} <= {"bridge", "relevance"}  # c1 too, if in
+    assert result.stats["evidence_unanchored"] == 1
+
+
+def test_a_chain_across_documents_comes_first_however_unlike_the_query_it_reads():
+    # The upstream link of a story need not resemble the question: a chain that crosses
+    # documents is anchored by that alone.
+    docs = [
+        {"id": "m1", "text": "The museum opened in 1901 and has a small garden."},
+        {"id": "m2", "text": "The museum garden has roses and a pond."},
+        {"id": "d1", "text": "Heavy rain causes river flooding."},
+        {"id": "d2", "text": "River flooding causes crop damage."},
+    ]
+    result = make(SARGConfig(similarity_threshold=0.0)).run("What does heavy rain cause?", docs)
+    cited = {d for chain in result.chains for hop in chain.hops for d in hop.document_ids}
+    assert cited == {"d1", "d2"}
+    assert [p.document_id for p in result.evidence][:2] == ["d1", "d2"]
+    assert {p.selected_by for p in result.evidence[:2]} == {"chain"}
 
 
 def test_paper_setting_keeps_the_papers_evidence():

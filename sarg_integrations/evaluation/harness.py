@@ -14,11 +14,13 @@ answered and scored by EM/F1 (official normalisation), answer tokens and latency
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import statistics
 import time
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -185,29 +187,59 @@ def _record(
 
 
 def _read_records(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Records already on disk for these settings (resume); id → record."""
+    """Records already on disk for these settings (resume); id → record.
+
+    A run killed while appending leaves a last line without its ``\n`` (a record cut
+    mid-way): it is cut off the file with a warning, so that question is recomputed and
+    the next record starts on a line of its own. Any other line that is not JSON is
+    skipped with a warning (its question is recomputed). A file holding only a cut
+    header is started over.
+    """
     if not path.is_file():
         return {}
     done: dict[str, dict[str, Any]] = {}
-    with path.open(encoding="utf-8") as handle:
-        lines = [line for line in split_json_lines(handle.read()) if line.strip()]
-    if not lines:
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        complete = data[: data.rfind(b"\n") + 1]
+        cut = data[len(complete) :]
+        with path.open("r+b") as handle:
+            handle.truncate(len(complete))
+        warnings.warn(
+            f"{path}: the last line was cut by an interrupted run ({len(cut)} bytes "
+            f"without an end of line, starting {cut[:40]!r}); ignored, its question is "
+            "recomputed",
+            stacklevel=3,
+        )
+        data = complete
+    text = data.decode("utf-8", errors="replace")
+    numbered = [
+        (number, line)
+        for number, line in enumerate(split_json_lines(text), start=1)
+        if line.strip()
+    ]
+    if not numbered:
         return {}
     try:
-        header = json.loads(lines[0])
+        header = json.loads(numbered[0][1])
     except json.JSONDecodeError:
         header = {}
-    if header.get("_settings") != json.loads(json.dumps(settings)):
+    if not isinstance(header, dict) or header.get("_settings") != json.loads(json.dumps(settings)):
+        found = header.get("_settings") if isinstance(header, dict) else None
         msg = (
-            f"{path} holds records of a run with other settings ({header.get('_settings')}); "
+            f"{path} holds records of a run with other settings ({found}); "
             "pass another --out folder, or fresh=True / --fresh to start over"
         )
         raise InputError(msg, argument="out", value=str(path))
-    for line in lines[1:]:
+    for number, line in numbered[1:]:
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by an interruption: recomputed
+        except json.JSONDecodeError as exc:
+            warnings.warn(
+                f"{path}:{number}: not a JSON record ({exc.msg}); ignored, its question "
+                "is recomputed",
+                stacklevel=3,
+            )
+            continue
         if isinstance(record, dict) and "id" in record:
             done[record["id"]] = record
     return done
@@ -531,7 +563,9 @@ def record_each(
     ``done`` under the item's ``id``.
     """
     if not records_path.exists() or records_path.stat().st_size == 0:
-        records_path.write_text(json.dumps({"_settings": settings}) + "\n", encoding="utf-8")
+        from sarg_integrations._atomic import atomic_write_text
+
+        atomic_write_text(records_path, json.dumps({"_settings": settings}) + "\n")
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -540,14 +574,32 @@ def record_each(
     try:
         for item in todo:
             record = compute(item)
-            with records_path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            _append_line(records_path, json.dumps(record, ensure_ascii=False) + "\n")
             done[item.id] = record
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _append_line(path: Path, line: str) -> None:
+    """Append one whole line to ``path``, or nothing: a failed write is cut back off.
+
+    A full disk or an error mid-write truncates the file back to its size before the
+    write, so no half record is left for the next line to be glued to. (A process killed
+    mid-write can still leave one; :func:`_read_records` cuts it off on resume.)
+    """
+    data = line.encode("utf-8")
+    with path.open("ab") as handle:
+        size = handle.tell()
+        try:
+            handle.write(data)
+            handle.flush()
+        except BaseException:
+            with contextlib.suppress(OSError):
+                handle.truncate(size)
+            raise
 
 
 def write_summary(

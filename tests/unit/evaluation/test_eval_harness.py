@@ -214,3 +214,104 @@ def test_long_context_reorder_puts_best_at_the_ends() -> None:
     assert long_context_reorder([1, 2, 3, 4]) == [2, 4, 3, 1]
     assert long_context_reorder([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
     assert long_context_reorder([]) == []
+
+
+def _counting_suite() -> tuple[MethodSuite, list[str]]:
+    suite = _fake_suite()
+    seen: list[str] = []
+    original = suite.run
+
+    def run(question, names):
+        seen.append(question.id)
+        return original(question, names)
+
+    suite.run = run  # type: ignore[method-assign]
+    return suite, seen
+
+
+def test_a_record_cut_mid_line_is_ignored_with_a_warning_and_recomputed(
+    data: Path, tmp_path: Path
+) -> None:
+    # Issue 16 (eval records): a crash mid-append left half a record without its "\n";
+    # the next record was glued to it, so that line stayed invalid on every resume.
+    suite, seen = _counting_suite()
+    out = tmp_path / "out"
+    kwargs = {"out_dir": out, "suite": suite, "progress": False, "plots": False}
+    harness.run_evaluation("musique", data, **kwargs)
+    path = out / "musique.records.jsonl"
+    raw = path.read_bytes()
+    last = raw.rstrip(b"\n").rfind(b"\n") + 1
+    path.write_bytes(raw[: last + 60])  # the third record cut 60 bytes in
+    seen.clear()
+    with pytest.warns(UserWarning, match=r"last line was cut by an interrupted run"):
+        report = harness.run_evaluation("musique", data, **kwargs)
+    assert seen == ["2hop__2"]  # only the cut record is recomputed
+    assert [r["id"] for r in report.records] == ["2hop__0", "3hop__1", "2hop__2"]
+    lines = path.read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line) for line in lines)
+    seen.clear()
+    harness.run_evaluation("musique", data, **kwargs)
+    assert seen == []  # nothing left to recompute
+
+
+def test_a_header_cut_mid_line_starts_the_records_over(data: Path, tmp_path: Path) -> None:
+    suite, seen = _counting_suite()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "musique.records.jsonl").write_text('{"_settings": {"lim')
+    with pytest.warns(UserWarning, match="cut by an interrupted run"):
+        harness.run_evaluation(
+            "musique", data, out_dir=out, suite=suite, progress=False, plots=False
+        )  # before: InputError "holds records of a run with other settings (None)"
+    assert len(seen) == 3
+    lines = (out / "musique.records.jsonl").read_text().splitlines()
+    assert "_settings" in json.loads(lines[0]) and len(lines) == 4
+
+
+def test_a_corrupt_line_in_the_middle_is_reported(data: Path, tmp_path: Path) -> None:
+    suite, seen = _counting_suite()
+    out = tmp_path / "out"
+    kwargs = {"out_dir": out, "suite": suite, "progress": False, "plots": False}
+    harness.run_evaluation("musique", data, **kwargs)
+    path = out / "musique.records.jsonl"
+    lines = path.read_text().splitlines()
+    lines[2] = lines[2][:30]
+    path.write_text("\n".join(lines) + "\n")
+    seen.clear()
+    with pytest.warns(UserWarning, match=r"records\.jsonl:3: not a JSON record"):
+        harness.run_evaluation("musique", data, **kwargs)
+    assert seen == ["3hop__1"]
+
+
+def test_a_failed_append_leaves_no_half_record(tmp_path: Path) -> None:
+    """A full disk mid-write: the file is cut back to its last whole line."""
+    import errno
+    from pathlib import PosixPath
+
+    class HalfWriter:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __getattr__(self, name):
+            return getattr(self.handle, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            self.handle.write(data[: len(data) // 2])
+            self.handle.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    class FullDisk(PosixPath):
+        def open(self, *args, **kwargs):  # type: ignore[override]
+            return HalfWriter(super().open(*args, **kwargs))
+
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"_settings": {}}\n')
+    with pytest.raises(OSError, match="No space"):
+        harness._append_line(FullDisk(path), json.dumps({"id": "q", "x": "y" * 100}) + "\n")
+    assert path.read_text() == '{"_settings": {}}\n'

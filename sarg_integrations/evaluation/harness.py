@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._text import markdown_cell, markdown_code
 from sarg_integrations.errors import InputError
 from sarg_integrations.io import split_json_lines
 from sarg_integrations.evaluation.datasets import EvalQuestion, load_dataset
@@ -187,7 +188,7 @@ def _record(
 
 
 def _read_records(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Records already on disk for these settings (resume); id → record.
+    r"""Records already on disk for these settings (resume); id → record.
 
     A run killed while appending leaves a last line without its ``\n`` (a record cut
     mid-way): it is cut off the file with a warning, so that question is recomputed and
@@ -420,7 +421,7 @@ def _comparison_table(aggregates: Mapping[str, Any], a: str, b: str, group_key: 
     groups = [("all", overall)]
     groups += [(f"hops={k}", v.get(group_key)) for k, v in aggregates.get("by_hops", {}).items()]
     groups += [
-        (f"type={k}", v.get(group_key))
+        (f"type={markdown_cell(k)}", v.get(group_key))
         for k, v in aggregates.get("by_qtype", {}).items()
         if k != "None"
     ]
@@ -443,10 +444,12 @@ def markdown_report(
     """Render the aggregates as Markdown tables."""
     methods = aggregates["methods"]
     has_llm = any("em" in m for m in methods.values())
+    keys = ("limit", "offset", "seed", "shuffle_distractors", "flat_top_k", "sweep_limit", "llm")
+    shown = {k: settings[k] for k in keys if k in settings}
     lines = [
-        f"### {dataset}: {aggregates['n_questions']} questions",
+        f"### {markdown_cell(dataset)}: {aggregates['n_questions']} questions",
         "",
-        f"Settings: `{json.dumps({k: settings[k] for k in ('limit', 'offset', 'seed', 'shuffle_distractors', 'flat_top_k', 'sweep_limit', 'llm') if k in settings})}`",  # noqa: E501
+        f"Settings: {markdown_code(json.dumps(shown))}",
         "",
         "Supp. R/P: supporting-paragraph recall/precision of the paragraphs in the prompt (%); "
         "Ans. R: gold answer string in the prompt's evidence (%); tokens: estimated prompt tokens "
@@ -467,7 +470,7 @@ def markdown_report(
     for name in order:
         m = methods[name]
         row = (
-            f"| {name} | {m['n']} | {_fmt(m.get('support_recall'), True)} | "
+            f"| {markdown_cell(name)} | {m['n']} | {_fmt(m.get('support_recall'), True)} | "
             f"{_fmt(m.get('support_precision'), True)} | {_fmt(m.get('answer_recall'), True)} | "
             f"{_fmt(m.get('prompt_tokens'))} | {_fmt(m.get('chains'))} | "
             f"{_fmt(m.get('fallback'), True)} | {_fmt(m.get('faithful_hop_share'), True)} | "
@@ -502,7 +505,7 @@ def markdown_report(
         for name, times in stage_rows:
             m = methods[name]
             lines.append(
-                f"| {name} | "
+                f"| {markdown_cell(name)} | "
                 + " | ".join(_fmt(times.get(s)) for s in stages)
                 + f" | {_fmt(m.get('nodes'))} | {_fmt(m.get('edges'))} | {_fmt(m.get('beam_expansions'))} |"  # noqa: E501
             )
@@ -522,7 +525,7 @@ def markdown_report(
         ):
             m = methods[name]
             lines.append(
-                f"| {name} | {m['n']} | {_fmt(m.get('support_recall'), True)} | {_fmt(m.get('support_precision'), True)} | "  # noqa: E501
+                f"| {markdown_cell(name)} | {m['n']} | {_fmt(m.get('support_recall'), True)} | {_fmt(m.get('support_precision'), True)} | "  # noqa: E501
                 f"{_fmt(m.get('answer_recall'), True)} | {_fmt(m.get('prompt_tokens'))} | {_fmt(m.get('chains'))} | "  # noqa: E501
                 f"{_fmt(m.get('fallback'), True)} | {_fmt(m.get('beam_expansions'))} | "
                 f"{_fmt(m.get('times_ms', {}).get('traverse'))} |"

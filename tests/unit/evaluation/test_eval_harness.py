@@ -315,3 +315,69 @@ def test_a_failed_append_leaves_no_half_record(tmp_path: Path) -> None:
     with pytest.raises(OSError, match="No space"):
         harness._append_line(FullDisk(path), json.dumps({"id": "q", "x": "y" * 100}) + "\n")
     assert path.read_text() == '{"_settings": {}}\n'
+
+
+def _unescaped_pipes(line: str) -> int:
+    import re
+
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def _tables_keep_their_shape(markdown: str) -> None:
+    """Every row of every table has as many cells as its header."""
+    width = None
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            width = None
+            continue
+        if width is None:
+            width = _unescaped_pipes(line)
+        assert _unescaped_pipes(line) == width, line
+
+
+def test_markdown_escapes_names_types_and_settings(data: Path, tmp_path: Path) -> None:
+    # Issue 16: strings from the data file (question types), method and dataset names
+    # and settings went into the Markdown tables raw; a "|" or a line break forged cells
+    # and rows.
+    rows = [_row(i) for i in range(3)]
+    rows[0]["id"] = "2hop|x\n| forged | 9 |\x1b[31m__0"  # MuSiQue's type is the id prefix
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = harness.run_evaluation(
+        "musique",
+        hostile,
+        out_dir=tmp_path / "out",
+        suite=_fake_suite(),
+        progress=False,
+        plots=False,
+    )
+    md = report.markdown
+    assert "| forged | 9 |" not in md and "\x1b" not in md
+    assert "type=2hop\\|x \\| forged \\| 9 \\|\\\\x1b[31m" in md.replace("\\[", "[")
+    _tables_keep_their_shape(md)
+    assert (tmp_path / "out" / "musique.md").read_text() == md
+
+    aggregates = dict(report.aggregates)
+    methods = dict(aggregates["methods"])
+    methods["evil|name\n| x |\r<!--"] = methods.pop("flat")
+    aggregates["methods"] = methods
+    settings = {**report.settings, "llm": "spec`with\n| a |"}
+    md = harness.markdown_report("musique\n## Injected <b>", aggregates, settings)
+    lines = md.splitlines()
+    assert lines[0] == "### musique ## Injected &lt;b&gt;: 3 questions"
+    assert not any(line.startswith("## Injected") for line in lines)
+    assert "| evil\\|name \\| x \\|\\\\x0d&lt;!-- | 3 |" in md
+    (settings_line,) = [line for line in lines if line.startswith("Settings:")]
+    assert settings_line.startswith("Settings: ``{") and settings_line.endswith("}``")
+    assert '"spec`with\\n| a |"' in settings_line  # JSON keeps it one line; the fence holds "`"
+    _tables_keep_their_shape(md)
+
+
+def test_markdown_code_and_cell_helpers() -> None:
+    from sarg_integrations._text import markdown_cell, markdown_code
+
+    assert markdown_code("my`dir\n| x |") == "``my`dir | x |``"
+    assert markdown_code("`x`") == "`` `x` ``"
+    assert markdown_code("a\x1bb") == "`a\\x1bb`"
+    assert markdown_cell("a\u2028b\tc") == "a\\\\u2028b c"
+    assert markdown_cell("[link](x)") == "\\[link\\](x)"

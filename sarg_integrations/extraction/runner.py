@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import dataclasses
 import inspect
 import os
@@ -30,6 +31,7 @@ __all__ = [
     "ExtractionRunner",
     "collect",
     "progress_bar",
+    "set_exit_status",
     "wait_for_workers",
 ]
 
@@ -156,8 +158,8 @@ class ExtractionRunner:
                 finished.set()
 
         if usable:
-            worker = _start_worker(work)
-            try:
+            try:  # started inside the try: a Ctrl-C right after the start also stops it
+                worker = _start_worker(work)
                 finished.wait(seconds + (_DEADLINE_GRACE if stops_itself else 0.0))
             finally:  # also on Ctrl-C: the worker stops after the piece in hand
                 stop.set()
@@ -330,6 +332,22 @@ def wait_for_workers(timeout: float = EXIT_WAIT_SECONDS) -> bool:
         alive[0].join(left)
 
 
+_exit_status: int | None = None
+
+
+def set_exit_status(code: int) -> None:
+    """Record the status the process is about to exit with (the ``sarg`` command does).
+
+    If a worker is still busy after :data:`EXIT_WAIT_SECONDS` at exit, the process then
+    leaves at once with this status (``os._exit``, after flushing stdout and stderr)
+    instead of tearing the interpreter down under a thread inside native code, which
+    aborts (``libblis: Aborting``, exit 134). Without it (a host application, whose
+    status is unknown here) the interpreter's own exit goes on.
+    """
+    global _exit_status
+    _exit_status = int(code)
+
+
 def _wait_at_exit() -> None:
     """Before the interpreter tears down, let workers past a deadline finish their piece."""
     with _workers_lock:
@@ -337,10 +355,17 @@ def _wait_at_exit() -> None:
     if not busy:
         return
     try:
-        if not wait_for_workers():
+        if not wait_for_workers(EXIT_WAIT_SECONDS):
+            leaving = "exiting now" if _exit_status is not None else "exiting"
             sys.stderr.write(
-                f"sarg: an extraction worker is still busy after {EXIT_WAIT_SECONDS:g} s; exiting\n"
+                f"sarg: an extraction worker is still busy after {EXIT_WAIT_SECONDS:g} s; "
+                f"{leaving}\n"
             )
+            if _exit_status is not None:
+                for stream in (sys.stdout, sys.stderr):
+                    with contextlib.suppress(Exception):
+                        stream.flush()
+                os._exit(_exit_status)
     except KeyboardInterrupt:  # a second Ctrl-C: leave now, without tearing down under it
         os._exit(130)
 

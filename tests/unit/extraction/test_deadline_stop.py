@@ -272,3 +272,20 @@ def test_a_worker_stuck_past_the_exit_wait_leaves_with_the_commands_status(
     assert "still busy after 0.5 s; exiting now" in err
     assert "deadline of 0.3 s passed" in out  # the report was printed (and flushed)
     assert "finished a" not in out and "interpreter teardown went on" not in out
+
+
+def test_the_wait_runs_before_exit_handlers_registered_after_the_worker_started() -> None:
+    # spaCy / thinc / torch loaded lazily inside the worker register their exit handlers
+    # after the runner's: atexit runs last-registered first, so they ran while the
+    # worker was still inside native code (libblis abort or segfault, 3 runs in 3).
+    child = _python(SLOW_EXTRACTOR + """
+    import atexit, threading
+    from sarg_integrations.extraction.runner import ExtractionRunner
+
+    ExtractionRunner(Slow()).run([SourceDocument("a", "x")], deadline=0.2)
+    atexit.register(lambda: print("late handler; worker alive:", any(
+        t.name == "sarg-extract" and t.is_alive() for t in threading.enumerate()), flush=True))
+    """)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert out.splitlines() == ["started a", "finished a", "late handler; worker alive: False"]

@@ -37,6 +37,7 @@ from sarg_integrations.schema import SourceDocument
 __all__ = [
     "DATASETS",
     "DOWNLOADS",
+    "FORMATS",
     "EvalQuestion",
     "data_root",
     "default_data_path",

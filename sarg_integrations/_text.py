@@ -10,12 +10,16 @@ not hide a ``#`` that starts a line from the header escaping.
 
 from __future__ import annotations
 
+import html
 import re
 
 __all__ = [
     "INVISIBLE_CLASS",
     "LINE_BREAK_CLASS",
     "escape_citation_id",
+    "markdown_cell",
+    "markdown_code",
+    "markdown_inline",
     "terminal_safe",
 ]
 
@@ -34,6 +38,8 @@ INVISIBLE_CLASS = (
 # overrides/isolates that reorder what is shown ("Trojan Source").
 _TERMINAL_UNSAFE = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]")
 _CITATION_SPECIAL = re.compile(r"[\\\[\]]")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+_CELL_SPECIAL = re.compile(r"([\\`\[\]|])")
 
 
 def _visible_escape(char: str) -> str:
@@ -65,3 +71,53 @@ def escape_citation_id(doc_id: str) -> str:
         '[h\\] \\[a]'
     """
     return _CITATION_SPECIAL.sub(lambda m: "\\" + m.group(0), doc_id)
+
+
+def markdown_inline(text: str) -> str:
+    r"""Escape text for inline Markdown: HTML-escaped, Markdown punctuation backslashed.
+
+    Example:
+        >>> markdown_inline("a|b *c* <i>")
+        'a\\|b \\*c\\* &lt;i&gt;'
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
+
+
+def markdown_cell(text: object) -> str:
+    r"""One line of Markdown (a table cell, a heading) holding ``text`` as plain text.
+
+    Control characters and line separators become visible escapes
+    (:func:`terminal_safe`), whitespace runs (``\n``, tab) one space, ``<``, ``>`` and
+    ``&`` HTML entities (no raw HTML, no ``<!--`` hiding the rows below), and ``\``,
+    ``|``, `````, ``[`` and ``]`` are backslashed, so the text can neither end the cell
+    or the row, nor start a forged one, a link or a code span. Emphasis characters
+    (``_``, ``*``) are left as they are: ``sarg_fill`` stays readable in the raw file.
+
+    Example:
+        >>> markdown_cell("a | b\n| forged | row |\x1b")
+        'a \\| b \\| forged \\| row \\|\\\\x1b'
+        >>> markdown_cell("sarg_fill <!--")
+        'sarg_fill &lt;!--'
+    """
+    flat = " ".join(terminal_safe(str(text)).split())
+    return _CELL_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+
+
+def markdown_code(text: object) -> str:
+    r"""``text`` as one Markdown code span, whatever backticks or line breaks it holds.
+
+    Controls become visible escapes and whitespace runs one space (as in
+    :func:`markdown_cell`); the fence is one backtick longer than the longest run inside,
+    padded with spaces when the text starts or ends with a backtick (CommonMark).
+
+    Example:
+        >>> markdown_code("a`b")
+        '``a`b``'
+        >>> markdown_code("tagger")
+        '`tagger`'
+    """
+    body = " ".join(terminal_safe(str(text)).split())
+    fence = "`" * (max((len(run) for run in re.findall("`+", body)), default=0) + 1)
+    if body.startswith("`") or body.endswith("`"):
+        body = f" {body} "
+    return f"{fence}{body}{fence}"

@@ -64,6 +64,16 @@ def main(argv: list[str] | None = None) -> int:
         0 on success, 2 on bad input (usage errors, unreadable documents, invalid
         settings), 130 when interrupted.
     """
+    code = _main(argv)
+    runner = sys.modules.get("sarg_integrations.extraction.runner")
+    if argv is None and runner is not None:
+        # The process's own command line: if a worker past a deadline is still stuck in
+        # native code at exit, leave with this status rather than tear down under it.
+        runner.set_exit_status(code)
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)

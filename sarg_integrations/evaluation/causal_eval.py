@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._text import markdown_cell, markdown_code
 from sarg_integrations.errors import InputError
 from sarg_integrations.evaluation.causal_metrics import (
     budget_sentences,
@@ -288,7 +289,8 @@ def markdown_ester(aggregates: Mapping[str, Any], settings: Mapping[str, Any]) -
     """The ESTER tables."""
     lines = [
         f"### ester: {aggregates['n_questions']} causal questions on "
-        f"{aggregates['n_passages']} passages (extractor `{settings['extractor']}`)",
+        f"{aggregates['n_passages']} passages "
+        f"(extractor {markdown_code(settings['extractor'])})",
         "",
         "Half-match = at least half of a gold span's content words (%). In chains: the kept "
         "chains' node names; SARG / dense / dense+chains: the evidence text of SARG, of the "
@@ -302,7 +304,7 @@ def markdown_ester(aggregates: Mapping[str, Any], settings: Mapping[str, Any]) -
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     groups = [("all", aggregates["all"])]
-    groups += [(f"type={k}", v) for k, v in aggregates["by_qtype"].items()]
+    groups += [(f"type={markdown_cell(k)}", v) for k, v in aggregates["by_qtype"].items()]
     groups += [("chain questions (no fallback)", aggregates["chain_questions"])]
     for label, g in groups:
         if not g["n"]:
@@ -507,7 +509,8 @@ def markdown_esc(aggregates: Mapping[str, Any], settings: Mapping[str, Any]) -> 
     links, prec, chains = aggregates["links"], aggregates["precision"], aggregates["chains"]
     lines = [
         f"### esc: {aggregates['n_documents']} documents, {links['all']['n']} gold cause → "
-        f"effect links, {aggregates['triples']} triples (extractor `{settings['extractor']}`)",
+        f"effect links, {aggregates['triples']} triples "
+        f"(extractor {markdown_code(settings['extractor'])})",
         "",
         "Recall: gold links found by a triple whose cause holds the cause trigger and whose "
         "effect holds the effect trigger, read from a sentence holding one of the two events "

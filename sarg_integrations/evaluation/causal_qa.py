@@ -264,6 +264,10 @@ def load_ester(
 ) -> list[ESTERPassage]:
     """Load the TORQUESTRA/ESTER passages, with their causal questions.
 
+    Reads the upstream ``torquestra-human-2023-02-23.json`` as downloaded (a JSON list;
+    only its ``split == "dev"`` records, the ESTER passages, are kept) or any subset of
+    it (the team's ``torquestra_ester_dev_0_89.json`` is its first 90 dev records).
+
     Args:
         path: The JSON file; default :func:`default_causal_data_path` ``("ester")``.
         limit: Stop after the first ``limit`` kept questions (the last passage keeps
@@ -288,7 +292,15 @@ def load_ester(
         raise InputError(msg, argument="data", value=str(file))
     passages: list[ESTERPassage] = []
     kept = 0
-    for index, row in enumerate(rows):
+    # The upstream file also holds TORQUE ``train`` records (temporal questions): only
+    # the ``dev`` ones are ESTER passages. Ids count the dev records, so the upstream file
+    # and a dev-only subset of it give the same passages.
+    dev = [
+        (position, row)
+        for position, row in enumerate(rows)
+        if not (isinstance(row, dict) and row.get("split", "dev") != "dev")
+    ]
+    for index, (position, row) in enumerate(dev):
         if limit is not None and kept >= limit:
             break
         try:
@@ -297,7 +309,11 @@ def load_ester(
             answers = list(row.get("answers") or [])
             graph = list(row.get("causal_graph") or [])
         except (KeyError, TypeError, AttributeError) as exc:
-            msg = f"{file}: record {index} is not a TORQUESTRA record ({exc!r} missing)"
+            msg = (
+                f"{file}: record {position} of the JSON array is not a TORQUESTRA record "
+                f"({type(exc).__name__}: {exc}); expected an object with the keys text, "
+                "questions, answers, causal_graph"
+            )
             raise InputError(msg, argument="data", value=str(file)) from None
         pid = f"p{index}"
         sentences = tuple(

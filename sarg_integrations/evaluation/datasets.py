@@ -25,7 +25,7 @@ import json
 import os
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from sarg_integrations.schema import SourceDocument
 __all__ = [
     "DATASETS",
     "DOWNLOADS",
+    "FORMATS",
     "EvalQuestion",
     "data_root",
     "default_data_path",
@@ -54,10 +55,15 @@ DOWNLOADS: dict[str, str] = {
     "hotpotqa": "https://hotpotqa.github.io/",
     "musique": "https://github.com/StonyBrookNLP/musique",
     "2wiki": "https://github.com/Alab-NII/2wikimultihop",
-    "ester": "https://github.com/PlusLabNLP/ESTER",
+    "ester": "https://github.com/fd-semantics/causal-schema-public",
     "esc": "https://github.com/tommasoc80/EventStoryLine",
 }
-"""Dataset name → its official download page (also listed in ``docs/evaluation.md``)."""
+"""Dataset name → its official download page (also listed in ``docs/evaluation.md``).
+
+``ester`` is TORQUESTRA's ``data/torquestra-human-2023-02-23.json``: its ``dev`` records
+are ESTER passages and questions (https://github.com/PlusLabNLP/ESTER) with a gold
+causal graph, which the plain ESTER files do not have.
+"""
 
 
 def data_root(dataset: str, folder: str) -> Path:
@@ -169,18 +175,20 @@ def load_dataset(
     parse = {"hotpotqa": _hotpotqa, "musique": _musique, "2wiki": _twowiki}[dataset]
     questions = []
     rows = 0
-    for index, row in enumerate(_rows(file, dataset)):
+    for index, (where, row) in enumerate(_records(file)):
         rows = index + 1
         if index < offset:
             continue
         if limit is not None and len(questions) >= limit:
             break
+        _check_keys(row, dataset, file, where)
         try:
             question = parse(row)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             msg = (
-                f"{file}: record {index} is not in the {dataset} format "
-                f"({type(exc).__name__}: {exc}); is --dataset right?"
+                f"{file}: {where} is not in the {dataset} format "
+                f"({type(exc).__name__}: {exc}); expected {_expected(dataset)}; "
+                "is --dataset right?"
             )
             raise InputError(msg, argument="data", value=str(file)) from None
         if shuffle_distractors:
@@ -189,7 +197,10 @@ def load_dataset(
             question = _replace(question, paragraphs=tuple(paragraphs))
         questions.append(question)
     if offset and not questions:
-        msg = f"offset={offset} skips every question of {file} (it holds {rows}); use a smaller --offset"
+        msg = (
+            f"offset={offset} skips every question of {file} (it holds {rows}); "
+            "use a smaller --offset"
+        )
         raise InputError(msg, argument="offset", value=offset)
     return questions
 
@@ -209,34 +220,126 @@ def _replace(question: EvalQuestion, **changes: Any) -> EvalQuestion:
     return dataclasses.replace(question, **changes)
 
 
-def _rows(file: Path, dataset: str) -> Iterable[Mapping[str, Any]]:
-    text = file.read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("[") or dataset == "2wiki":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            msg = f"{file}: not valid JSON ({exc.msg} at line {exc.lineno})"
-            raise InputError(msg, argument="data", value=str(file)) from None
-        if isinstance(data, list):
-            return data
-        if isinstance(data, dict):
-            return _columns_to_rows(data, file)
-        msg = f"{file}: expected a JSON list of records or an object of columns"
+FORMATS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "hotpotqa": (
+        ("official HotpotQA", ("_id", "question", "answer", "supporting_facts", "context")),
+        (
+            "IRCoT-processed HotpotQA",
+            ("question_id", "question_text", "answers_objects", "contexts"),
+        ),
+    ),
+    "musique": (("official MuSiQue", ("id", "question", "answer", "paragraphs")),),
+    "2wiki": (
+        ("official 2WikiMultiHopQA", ("_id", "question", "answer", "supporting_facts", "context")),
+    ),
+}
+"""Dataset name → the record formats read: (name, the keys a record must have).
+
+2WikiMultiHopQA rows of the pandas column-oriented file carry the original ``_id`` as
+``_1`` (and the row index as ``id``); either id key is accepted.
+"""
+
+
+def _expected(dataset: str) -> str:
+    return " or ".join(f"the {name} keys {', '.join(keys)}" for name, keys in FORMATS[dataset])
+
+
+def _check_keys(row: Any, dataset: str, file: Path, where: str) -> None:
+    """Raise :class:`InputError` unless ``row`` is a record of one of ``dataset``'s formats."""
+    if not isinstance(row, Mapping):
+        msg = (
+            f"{file}: {where} is a JSON {type(row).__name__}, not a {dataset} record; "
+            f"expected an object with {_expected(dataset)}"
+        )
         raise InputError(msg, argument="data", value=str(file))
-    rows = []
+    present = set(row)
+    if dataset == "2wiki" and present & {"_1", "id"}:
+        present.add("_id")
+    missing = [[k for k in keys if k not in present] for _, keys in FORMATS[dataset]]
+    if all(missing):
+        closest = min(missing, key=len)
+        msg = (
+            f"{file}: {where} is not a {dataset} record (missing {', '.join(closest)}; "
+            f"it has {', '.join(sorted(map(str, row))[:12]) or 'no keys'}); expected "
+            f"{_expected(dataset)}; is --dataset right?"
+        )
+        raise InputError(msg, argument="data", value=str(file))
+
+
+def _rows(file: Path, dataset: str) -> list[Mapping[str, Any]]:
+    """The records of ``file`` (any layout :func:`_records` reads), without locations."""
+    return [row for _, row in _records(file)]
+
+
+def _records(file: Path) -> list[tuple[str, Any]]:
+    """``(location, record)`` pairs of a data file, its layout detected from the content.
+
+    * a JSON array (the official HotpotQA and 2WikiMultiHopQA files): one record per
+      element, located as ``record N of the JSON array``;
+    * one JSON object: pandas ``orient="columns"`` (``{field: {row: value}}``) when every
+      value is an object, else a single record;
+    * JSON Lines (MuSiQue, the IRCoT and MIGRES conversions): one record per non-blank
+      line, located as ``line N``.
+
+    The file name plays no part.
+    """
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        msg = f"{file}: not UTF-8 text (byte {exc.start}); expected JSON or JSON Lines"
+        raise InputError(msg, argument="data", value=str(file)) from None
+    start = len(text) - len(text.lstrip())
+    decoder = json.JSONDecoder()
+    try:
+        first, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        if text[start : start + 1] != "[":
+            first, end = None, -1  # let the JSON Lines reader name the line
+        else:
+            msg = (
+                f"{file}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+                "expected a JSON array of records, a JSON object or JSON Lines"
+            )
+            raise InputError(msg, argument="data", value=str(file)) from None
+    if end >= 0 and not text[end:].strip():
+        if isinstance(first, list):
+            return [(f"record {i} of the JSON array", row) for i, row in enumerate(first)]
+        if (
+            isinstance(first, dict)
+            and first
+            and all(isinstance(v, Mapping) for v in first.values())
+        ):
+            return [
+                (f"row {key!r} of the column-oriented JSON", row)
+                for key, row in _columns_to_rows(first, file)
+            ]
+        return [(f"line {text.count(chr(10), 0, start) + 1}", first)]  # one record
+    if end >= 0 and isinstance(first, list):
+        line = text.count("\n", 0, end) + 1
+        msg = (
+            f"{file}: extra data after the JSON array (it ends on line {line}); "
+            "expected one JSON array of records"
+        )
+        raise InputError(msg, argument="data", value=str(file))
+    rows: list[tuple[str, Any]] = []
     for number, line in enumerate(split_json_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            rows.append((f"line {number}", json.loads(line)))
         except json.JSONDecodeError as exc:
-            msg = f"{file}:{number}: not valid JSON Lines ({exc.msg})"
+            msg = (
+                f"{file}:{number}: not valid JSON Lines ({exc.msg} at column {exc.colno}); "
+                "expected a JSON array of records, a JSON object or one JSON record per line"
+            )
             raise InputError(msg, argument="data", value=str(file)) from None
+    if not rows:
+        msg = f"{file}: holds no records; expected a JSON array of records or JSON Lines"
+        raise InputError(msg, argument="data", value=str(file))
     return rows
 
 
-def _columns_to_rows(data: Mapping[str, Any], file: Path) -> list[dict[str, Any]]:
+def _columns_to_rows(data: Mapping[str, Any], file: Path) -> list[tuple[str, dict[str, Any]]]:
     """Pandas ``orient="columns"`` JSON → rows, ordered by integer row key."""
     columns = [c for c in data.values() if isinstance(c, Mapping)]
     if not columns or len(columns) != len(data):
@@ -246,7 +349,7 @@ def _columns_to_rows(data: Mapping[str, Any], file: Path) -> list[dict[str, Any]
         next(iter(data.values())),
         key=lambda k: (not str(k).isdigit(), int(k) if str(k).isdigit() else 0, str(k)),
     )
-    return [{name: column.get(key) for name, column in data.items()} for key in keys]
+    return [(str(key), {name: column.get(key) for name, column in data.items()}) for key in keys]
 
 
 def _doc(pid: Any, title: str, text: str, supporting: bool) -> SourceDocument:

@@ -14,17 +14,20 @@ answered and scored by EM/F1 (official normalisation), answer tokens and latency
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import statistics
 import time
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._text import markdown_cell, markdown_code
 from sarg_integrations.errors import InputError
 from sarg_integrations.io import split_json_lines
 from sarg_integrations.evaluation.datasets import EvalQuestion, load_dataset
@@ -185,29 +188,59 @@ def _record(
 
 
 def _read_records(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Records already on disk for these settings (resume); id → record."""
+    r"""Records already on disk for these settings (resume); id → record.
+
+    A run killed while appending leaves a last line without its ``\n`` (a record cut
+    mid-way): it is cut off the file with a warning, so that question is recomputed and
+    the next record starts on a line of its own. Any other line that is not JSON is
+    skipped with a warning (its question is recomputed). A file holding only a cut
+    header is started over.
+    """
     if not path.is_file():
         return {}
     done: dict[str, dict[str, Any]] = {}
-    with path.open(encoding="utf-8") as handle:
-        lines = [line for line in split_json_lines(handle.read()) if line.strip()]
-    if not lines:
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        complete = data[: data.rfind(b"\n") + 1]
+        cut = data[len(complete) :]
+        with path.open("r+b") as handle:
+            handle.truncate(len(complete))
+        warnings.warn(
+            f"{path}: the last line was cut by an interrupted run ({len(cut)} bytes "
+            f"without an end of line, starting {cut[:40]!r}); ignored, its question is "
+            "recomputed",
+            stacklevel=3,
+        )
+        data = complete
+    text = data.decode("utf-8", errors="replace")
+    numbered = [
+        (number, line)
+        for number, line in enumerate(split_json_lines(text), start=1)
+        if line.strip()
+    ]
+    if not numbered:
         return {}
     try:
-        header = json.loads(lines[0])
+        header = json.loads(numbered[0][1])
     except json.JSONDecodeError:
         header = {}
-    if header.get("_settings") != json.loads(json.dumps(settings)):
+    if not isinstance(header, dict) or header.get("_settings") != json.loads(json.dumps(settings)):
+        found = header.get("_settings") if isinstance(header, dict) else None
         msg = (
-            f"{path} holds records of a run with other settings ({header.get('_settings')}); "
+            f"{path} holds records of a run with other settings ({found}); "
             "pass another --out folder, or fresh=True / --fresh to start over"
         )
         raise InputError(msg, argument="out", value=str(path))
-    for line in lines[1:]:
+    for number, line in numbered[1:]:
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by an interruption: recomputed
+        except json.JSONDecodeError as exc:
+            warnings.warn(
+                f"{path}:{number}: not a JSON record ({exc.msg}); ignored, its question "
+                "is recomputed",
+                stacklevel=3,
+            )
+            continue
         if isinstance(record, dict) and "id" in record:
             done[record["id"]] = record
     return done
@@ -388,7 +421,7 @@ def _comparison_table(aggregates: Mapping[str, Any], a: str, b: str, group_key: 
     groups = [("all", overall)]
     groups += [(f"hops={k}", v.get(group_key)) for k, v in aggregates.get("by_hops", {}).items()]
     groups += [
-        (f"type={k}", v.get(group_key))
+        (f"type={markdown_cell(k)}", v.get(group_key))
         for k, v in aggregates.get("by_qtype", {}).items()
         if k != "None"
     ]
@@ -411,10 +444,12 @@ def markdown_report(
     """Render the aggregates as Markdown tables."""
     methods = aggregates["methods"]
     has_llm = any("em" in m for m in methods.values())
+    keys = ("limit", "offset", "seed", "shuffle_distractors", "flat_top_k", "sweep_limit", "llm")
+    shown = {k: settings[k] for k in keys if k in settings}
     lines = [
-        f"### {dataset}: {aggregates['n_questions']} questions",
+        f"### {markdown_cell(dataset)}: {aggregates['n_questions']} questions",
         "",
-        f"Settings: `{json.dumps({k: settings[k] for k in ('limit', 'offset', 'seed', 'shuffle_distractors', 'flat_top_k', 'sweep_limit', 'llm') if k in settings})}`",  # noqa: E501
+        f"Settings: {markdown_code(json.dumps(shown))}",
         "",
         "Supp. R/P: supporting-paragraph recall/precision of the paragraphs in the prompt (%); "
         "Ans. R: gold answer string in the prompt's evidence (%); tokens: estimated prompt tokens "
@@ -435,7 +470,7 @@ def markdown_report(
     for name in order:
         m = methods[name]
         row = (
-            f"| {name} | {m['n']} | {_fmt(m.get('support_recall'), True)} | "
+            f"| {markdown_cell(name)} | {m['n']} | {_fmt(m.get('support_recall'), True)} | "
             f"{_fmt(m.get('support_precision'), True)} | {_fmt(m.get('answer_recall'), True)} | "
             f"{_fmt(m.get('prompt_tokens'))} | {_fmt(m.get('chains'))} | "
             f"{_fmt(m.get('fallback'), True)} | {_fmt(m.get('faithful_hop_share'), True)} | "
@@ -470,7 +505,7 @@ def markdown_report(
         for name, times in stage_rows:
             m = methods[name]
             lines.append(
-                f"| {name} | "
+                f"| {markdown_cell(name)} | "
                 + " | ".join(_fmt(times.get(s)) for s in stages)
                 + f" | {_fmt(m.get('nodes'))} | {_fmt(m.get('edges'))} | {_fmt(m.get('beam_expansions'))} |"  # noqa: E501
             )
@@ -490,7 +525,7 @@ def markdown_report(
         ):
             m = methods[name]
             lines.append(
-                f"| {name} | {m['n']} | {_fmt(m.get('support_recall'), True)} | {_fmt(m.get('support_precision'), True)} | "  # noqa: E501
+                f"| {markdown_cell(name)} | {m['n']} | {_fmt(m.get('support_recall'), True)} | {_fmt(m.get('support_precision'), True)} | "  # noqa: E501
                 f"{_fmt(m.get('answer_recall'), True)} | {_fmt(m.get('prompt_tokens'))} | {_fmt(m.get('chains'))} | "  # noqa: E501
                 f"{_fmt(m.get('fallback'), True)} | {_fmt(m.get('beam_expansions'))} | "
                 f"{_fmt(m.get('times_ms', {}).get('traverse'))} |"
@@ -531,7 +566,9 @@ def record_each(
     ``done`` under the item's ``id``.
     """
     if not records_path.exists() or records_path.stat().st_size == 0:
-        records_path.write_text(json.dumps({"_settings": settings}) + "\n", encoding="utf-8")
+        from sarg_integrations._atomic import atomic_write_text
+
+        atomic_write_text(records_path, json.dumps({"_settings": settings}) + "\n")
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -540,14 +577,32 @@ def record_each(
     try:
         for item in todo:
             record = compute(item)
-            with records_path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            _append_line(records_path, json.dumps(record, ensure_ascii=False) + "\n")
             done[item.id] = record
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _append_line(path: Path, line: str) -> None:
+    """Append one whole line to ``path``, or nothing: a failed write is cut back off.
+
+    A full disk or an error mid-write truncates the file back to its size before the
+    write, so no half record is left for the next line to be glued to. (A process killed
+    mid-write can still leave one; :func:`_read_records` cuts it off on resume.)
+    """
+    data = line.encode("utf-8")
+    with path.open("ab") as handle:
+        size = handle.tell()
+        try:
+            handle.write(data)
+            handle.flush()
+        except BaseException:
+            with contextlib.suppress(OSError):
+                handle.truncate(size)
+            raise
 
 
 def write_summary(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import dataclasses
 import inspect
 import os
@@ -30,6 +31,7 @@ __all__ = [
     "ExtractionRunner",
     "collect",
     "progress_bar",
+    "set_exit_status",
     "wait_for_workers",
 ]
 
@@ -156,8 +158,8 @@ class ExtractionRunner:
                 finished.set()
 
         if usable:
-            worker = _start_worker(work)
-            try:
+            try:  # started inside the try: a Ctrl-C right after the start also stops it
+                worker = _start_worker(work)
                 finished.wait(seconds + (_DEADLINE_GRACE if stops_itself else 0.0))
             finally:  # also on Ctrl-C: the worker stops after the piece in hand
                 stop.set()
@@ -305,11 +307,32 @@ def _start_worker(work: Any) -> threading.Thread:
     worker = threading.Thread(target=run, name="sarg-extract", daemon=True)
     with _workers_lock:
         if not _exit_hook_registered:
-            atexit.register(_wait_at_exit)
+            _register_exit_hook()
             _exit_hook_registered = True
         _workers.add(worker)
     worker.start()
     return worker
+
+
+def _register_exit_hook() -> None:
+    """Run :func:`_wait_at_exit` before anything else tears down at interpreter exit.
+
+    ``atexit`` handlers run last-registered first, so a library imported after the first
+    worker started (spaCy, thinc, torch, loaded lazily inside the worker) had its exit
+    handlers run *before* the wait, while the worker was still inside its native code:
+    ``libblis: Aborting`` (134) or a segmentation fault (139) in 3 of 3 runs of
+    ``sarg run --deadline 3`` on 1 MB. ``threading._register_atexit`` hooks run at the
+    start of the interpreter's shutdown, before every ``atexit`` handler (the mechanism
+    ``concurrent.futures`` uses for its workers).
+    """
+    register = getattr(threading, "_register_atexit", None)
+    if register is not None:
+        try:
+            register(_wait_at_exit)
+            return
+        except RuntimeError:  # already shutting down
+            pass
+    atexit.register(_wait_at_exit)
 
 
 def wait_for_workers(timeout: float = EXIT_WAIT_SECONDS) -> bool:
@@ -330,6 +353,22 @@ def wait_for_workers(timeout: float = EXIT_WAIT_SECONDS) -> bool:
         alive[0].join(left)
 
 
+_exit_status: int | None = None
+
+
+def set_exit_status(code: int) -> None:
+    """Record the status the process is about to exit with (the ``sarg`` command does).
+
+    If a worker is still busy after :data:`EXIT_WAIT_SECONDS` at exit, the process then
+    leaves at once with this status (``os._exit``, after flushing stdout and stderr)
+    instead of tearing the interpreter down under a thread inside native code, which
+    aborts (``libblis: Aborting``, exit 134). Without it (a host application, whose
+    status is unknown here) the interpreter's own exit goes on.
+    """
+    global _exit_status
+    _exit_status = int(code)
+
+
 def _wait_at_exit() -> None:
     """Before the interpreter tears down, let workers past a deadline finish their piece."""
     with _workers_lock:
@@ -337,10 +376,17 @@ def _wait_at_exit() -> None:
     if not busy:
         return
     try:
-        if not wait_for_workers():
+        if not wait_for_workers(EXIT_WAIT_SECONDS):
+            leaving = "exiting now" if _exit_status is not None else "exiting"
             sys.stderr.write(
-                f"sarg: an extraction worker is still busy after {EXIT_WAIT_SECONDS:g} s; exiting\n"
+                f"sarg: an extraction worker is still busy after {EXIT_WAIT_SECONDS:g} s; "
+                f"{leaving}\n"
             )
+            if _exit_status is not None:
+                for stream in (sys.stdout, sys.stderr):
+                    with contextlib.suppress(Exception):
+                        stream.flush()
+                os._exit(_exit_status)
     except KeyboardInterrupt:  # a second Ctrl-C: leave now, without tearing down under it
         os._exit(130)
 

@@ -305,20 +305,46 @@ class TaggerExtractor:
                 unfinished = {s.document for s in sentences[first:]}
                 break
             window = sentences[first : first + SENTENCE_WINDOW]
-            self._triples(documents, window, self._relations(window), results, carry)
+            relations = self._relations(window, stop)
+            if relations is None:  # stopped between two encoder batches of this window
+                unfinished = {s.document for s in sentences[first:]}
+                break
+            self._triples(documents, window, relations, results, carry)
         return report_too_long(results, too_long, self.max_sentence_chars, unfinished)
 
-    def _relations(self, window: list[_Sentence]) -> list[list[Any]]:
+    def _relations(
+        self, window: list[_Sentence], stop: threading.Event | None = None
+    ) -> list[list[Any]] | None:
+        """The relations of each sentence of ``window`` (``None``: ``stop`` was set).
+
+        Under a deadline (``stop`` given) the window goes through the encoder one batch
+        of ``batch_size`` sentences at a time and ``stop`` is checked between batches, so
+        the piece in hand when the deadline passes is one batch, not a whole window (on
+        two busy cores a 256-sentence window took over 40 s).
+        """
         from sarg_integrations.extraction.tagger_inference import predict_relations
 
         network, tokenizer, config = self.network
+        texts = [s.text for s in window]
+        step = len(texts) if stop is None else self.batch_size
+        out: list[list[Any]] = []
         try:
-            return predict_relations(
-                network, tokenizer, config, [s.text for s in window], batch_size=self.batch_size
-            )
+            for first in range(0, len(texts), max(step, 1)):
+                if stop is not None and stop.is_set():
+                    return None
+                out.extend(
+                    predict_relations(
+                        network,
+                        tokenizer,
+                        config,
+                        texts[first : first + step],
+                        batch_size=self.batch_size,
+                    )
+                )
         except Exception as exc:
             msg = f"the span tagger failed: {type(exc).__name__}: {exc}"
             raise ExtractionError(msg) from exc
+        return out
 
     def _triples(self, documents: Sequence[SourceDocument], window: list[_Sentence],
                  relations: list[list[Any]], results: list[list[Triple]], carry: _Carry) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sarg_integrations.schema import SARGResult
 
+from sarg_integrations._text import markdown_inline
 from sarg_integrations.viz.exports import to_mermaid
 from sarg_integrations.viz.html import to_html
 from sarg_integrations.viz.view import chain_colour, picture_data
@@ -78,9 +79,7 @@ def repr_html(result: SARGResult, *, graph: bool = True) -> str:
     return "\n".join(parts)
 
 
-def _md(text: str) -> str:
-    """Escape text for inline Markdown (HTML-escaped, Markdown punctuation backslashed)."""
-    return re.sub(r"([\\`*_{}\[\]()#+!|~])", r"\\\1", html.escape(str(text), quote=False))
+_md = markdown_inline
 
 
 def repr_markdown(result: SARGResult, *, mermaid: bool = True) -> str:

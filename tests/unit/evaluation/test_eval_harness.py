@@ -214,3 +214,170 @@ def test_long_context_reorder_puts_best_at_the_ends() -> None:
     assert long_context_reorder([1, 2, 3, 4]) == [2, 4, 3, 1]
     assert long_context_reorder([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
     assert long_context_reorder([]) == []
+
+
+def _counting_suite() -> tuple[MethodSuite, list[str]]:
+    suite = _fake_suite()
+    seen: list[str] = []
+    original = suite.run
+
+    def run(question, names):
+        seen.append(question.id)
+        return original(question, names)
+
+    suite.run = run  # type: ignore[method-assign]
+    return suite, seen
+
+
+def test_a_record_cut_mid_line_is_ignored_with_a_warning_and_recomputed(
+    data: Path, tmp_path: Path
+) -> None:
+    # Issue 16 (eval records): a crash mid-append left half a record without its "\n";
+    # the next record was glued to it, so that line stayed invalid on every resume.
+    suite, seen = _counting_suite()
+    out = tmp_path / "out"
+    kwargs = {"out_dir": out, "suite": suite, "progress": False, "plots": False}
+    harness.run_evaluation("musique", data, **kwargs)
+    path = out / "musique.records.jsonl"
+    raw = path.read_bytes()
+    last = raw.rstrip(b"\n").rfind(b"\n") + 1
+    path.write_bytes(raw[: last + 60])  # the third record cut 60 bytes in
+    seen.clear()
+    with pytest.warns(UserWarning, match=r"last line was cut by an interrupted run"):
+        report = harness.run_evaluation("musique", data, **kwargs)
+    assert seen == ["2hop__2"]  # only the cut record is recomputed
+    assert [r["id"] for r in report.records] == ["2hop__0", "3hop__1", "2hop__2"]
+    lines = path.read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line) for line in lines)
+    seen.clear()
+    harness.run_evaluation("musique", data, **kwargs)
+    assert seen == []  # nothing left to recompute
+
+
+def test_a_header_cut_mid_line_starts_the_records_over(data: Path, tmp_path: Path) -> None:
+    suite, seen = _counting_suite()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "musique.records.jsonl").write_text('{"_settings": {"lim')
+    with pytest.warns(UserWarning, match="cut by an interrupted run"):
+        harness.run_evaluation(
+            "musique", data, out_dir=out, suite=suite, progress=False, plots=False
+        )  # before: InputError "holds records of a run with other settings (None)"
+    assert len(seen) == 3
+    lines = (out / "musique.records.jsonl").read_text().splitlines()
+    assert "_settings" in json.loads(lines[0]) and len(lines) == 4
+
+
+def test_a_corrupt_line_in_the_middle_is_reported(data: Path, tmp_path: Path) -> None:
+    suite, seen = _counting_suite()
+    out = tmp_path / "out"
+    kwargs = {"out_dir": out, "suite": suite, "progress": False, "plots": False}
+    harness.run_evaluation("musique", data, **kwargs)
+    path = out / "musique.records.jsonl"
+    lines = path.read_text().splitlines()
+    lines[2] = lines[2][:30]
+    path.write_text("\n".join(lines) + "\n")
+    seen.clear()
+    with pytest.warns(UserWarning, match=r"records\.jsonl:3: not a JSON record"):
+        harness.run_evaluation("musique", data, **kwargs)
+    assert seen == ["3hop__1"]
+
+
+def test_a_failed_append_leaves_no_half_record(tmp_path: Path) -> None:
+    """A full disk mid-write: the file is cut back to its last whole line."""
+    import errno
+    from pathlib import PosixPath
+
+    class HalfWriter:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __getattr__(self, name):
+            return getattr(self.handle, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            self.handle.write(data[: len(data) // 2])
+            self.handle.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    class FullDisk(PosixPath):
+        def open(self, *args, **kwargs):  # type: ignore[override]
+            return HalfWriter(super().open(*args, **kwargs))
+
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"_settings": {}}\n')
+    with pytest.raises(OSError, match="No space"):
+        harness._append_line(FullDisk(path), json.dumps({"id": "q", "x": "y" * 100}) + "\n")
+    assert path.read_text() == '{"_settings": {}}\n'
+
+
+def _unescaped_pipes(line: str) -> int:
+    import re
+
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def _tables_keep_their_shape(markdown: str) -> None:
+    """Every row of every table has as many cells as its header."""
+    width = None
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            width = None
+            continue
+        if width is None:
+            width = _unescaped_pipes(line)
+        assert _unescaped_pipes(line) == width, line
+
+
+def test_markdown_escapes_names_types_and_settings(data: Path, tmp_path: Path) -> None:
+    # Issue 16: strings from the data file (question types), method and dataset names
+    # and settings went into the Markdown tables raw; a "|" or a line break forged cells
+    # and rows.
+    rows = [_row(i) for i in range(3)]
+    rows[0]["id"] = "2hop|x\n| forged | 9 |\x1b[31m__0"  # MuSiQue's type is the id prefix
+    hostile = tmp_path / "hostile.jsonl"
+    hostile.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = harness.run_evaluation(
+        "musique",
+        hostile,
+        out_dir=tmp_path / "out",
+        suite=_fake_suite(),
+        progress=False,
+        plots=False,
+    )
+    md = report.markdown
+    assert "| forged | 9 |" not in md and "\x1b" not in md
+    assert "type=2hop\\|x \\| forged \\| 9 \\|\\\\x1b[31m" in md.replace("\\[", "[")
+    _tables_keep_their_shape(md)
+    assert (tmp_path / "out" / "musique.md").read_text() == md
+
+    aggregates = dict(report.aggregates)
+    methods = dict(aggregates["methods"])
+    methods["evil|name\n| x |\r<!--"] = methods.pop("flat")
+    aggregates["methods"] = methods
+    settings = {**report.settings, "llm": "spec`with\n| a |"}
+    md = harness.markdown_report("musique\n## Injected <b>", aggregates, settings)
+    lines = md.splitlines()
+    assert lines[0] == "### musique ## Injected &lt;b&gt;: 3 questions"
+    assert not any(line.startswith("## Injected") for line in lines)
+    assert "| evil\\|name \\| x \\|\\\\x0d&lt;!-- | 3 |" in md
+    (settings_line,) = [line for line in lines if line.startswith("Settings:")]
+    assert settings_line.startswith("Settings: ``{") and settings_line.endswith("}``")
+    assert '"spec`with\\n| a |"' in settings_line  # JSON keeps it one line; the fence holds "`"
+    _tables_keep_their_shape(md)
+
+
+def test_markdown_code_and_cell_helpers() -> None:
+    from sarg_integrations._text import markdown_cell, markdown_code
+
+    assert markdown_code("my`dir\n| x |") == "``my`dir | x |``"
+    assert markdown_code("`x`") == "`` `x` ``"
+    assert markdown_code("a\x1bb") == "`a\\x1bb`"
+    assert markdown_cell("a\u2028b\tc") == "a\\\\u2028b c"
+    assert markdown_cell("[link](x)") == "\\[link\\](x)"

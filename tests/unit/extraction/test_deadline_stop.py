@@ -142,10 +142,37 @@ def test_tagger_and_union_stop_between_windows(monkeypatch: pytest.MonkeyPatch) 
     extractor = TaggerExtractor(nlp=nlp)
     text = " ".join(f"Rain{i} fell." for i in range(600))  # 600 sentences: 3 windows
     outcomes = extractor.extract_many([SourceDocument("big", text)], stop=stop)
-    assert windows == [tagger.SENTENCE_WINDOW]
+    assert windows == [extractor.batch_size]  # one encoder batch, not the whole window
     assert [o.error for o in outcomes] == [STOPPED]
     union = UnionExtractor(extractor, RuleBasedExtractor(nlp=nlp))
     assert [o.error for o in union.extract_many([SourceDocument("big", text)], stop=stop)] == [STOPPED]
+
+
+def test_tagger_stops_between_encoder_batches_of_a_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `sarg run --deadline 3` on 1 MB: the tagger's piece in hand was a 256-sentence
+    # window, which took over 40 s on two busy cores, so the worker was still in native
+    # code when the process exited. Now stop is checked between batches of batch_size.
+    stop = threading.Event()
+    batches: list[int] = []
+
+    def predict(network: Any, tokenizer: Any, config: Any, texts: list[str], **_: Any) -> Any:
+        batches.append(len(texts))
+        if len(batches) == 3:
+            stop.set()  # the deadline passes during the third batch of the first window
+        return [[] for _ in texts]
+
+    monkeypatch.setattr(tagger_inference, "predict_relations", predict)
+    monkeypatch.setattr(TaggerExtractor, "network", property(lambda self: (None, None, None)))
+    extractor = TaggerExtractor(nlp=_StoppingNLP(threading.Event(), after=10**9), batch_size=16)
+    text = " ".join(f"Rain{i} fell." for i in range(600))
+    outcomes = extractor.extract_many([SourceDocument("big", text)], stop=stop)
+    assert batches == [16, 16, 16]
+    assert [o.error for o in outcomes] == [STOPPED]
+    batches.clear()  # without a deadline a window is still one call (unchanged batching)
+    extractor.extract_many([SourceDocument("big", text)])
+    assert batches == [tagger.SENTENCE_WINDOW, tagger.SENTENCE_WINDOW, 600 - 2 * 256]
 
 
 # -------------------------------------------------------------------- process exit
@@ -213,3 +240,52 @@ def test_ctrl_c_under_a_deadline_exits_130_after_the_piece_in_hand(tmp_path: Pat
     assert child.returncode == 130, err
     assert "sarg: interrupted" in err
     assert out.splitlines() == ["finished a"]
+
+
+def test_a_worker_stuck_past_the_exit_wait_leaves_with_the_commands_status(
+    tmp_path: Path,
+) -> None:
+    # The exit wait ran out and the interpreter went on tearing down under the thread in
+    # native code: the abort of item 3 again. Now `sarg` leaves at once with its status.
+    (tmp_path / "a.txt").write_text("Rain causes floods.", encoding="utf-8")
+    child = _python(SLOW_EXTRACTOR.replace("time.sleep(1.0)", "time.sleep(20)") + f"""
+    import atexit, sys
+    from fakes import HashingEmbedder, QueryWords
+    from sarg_integrations import cli
+    from sarg_integrations.direction import CueWordDirectionClassifier
+    from sarg_integrations.extraction import runner
+    from sarg_integrations.pipeline import SARGPipeline
+
+    atexit.register(lambda: print("interpreter teardown went on", flush=True))
+    runner.EXIT_WAIT_SECONDS = 0.5
+    cli.run.build_pipeline = lambda config, **_: SARGPipeline(
+        config, extractor=Slow(), embedder=HashingEmbedder(dim=64),
+        keyphrase_extractor=QueryWords(), direction_classifier=CueWordDirectionClassifier())
+    sys.argv = ["sarg", "run", "-q", "What do floods cause?", "-d", {str(tmp_path)!r},
+                "--deadline", "0.3", "--no-progress"]
+    sys.exit(cli.main())
+    """)
+    start = time.monotonic()
+    out, err = child.communicate(timeout=60)
+    assert time.monotonic() - start < 15  # not the 20 s of the stuck call
+    assert child.returncode == 0, err
+    assert "still busy after 0.5 s; exiting now" in err
+    assert "deadline of 0.3 s passed" in out  # the report was printed (and flushed)
+    assert "finished a" not in out and "interpreter teardown went on" not in out
+
+
+def test_the_wait_runs_before_exit_handlers_registered_after_the_worker_started() -> None:
+    # spaCy / thinc / torch loaded lazily inside the worker register their exit handlers
+    # after the runner's: atexit runs last-registered first, so they ran while the
+    # worker was still inside native code (libblis abort or segfault, 3 runs in 3).
+    child = _python(SLOW_EXTRACTOR + """
+    import atexit, threading
+    from sarg_integrations.extraction.runner import ExtractionRunner
+
+    ExtractionRunner(Slow()).run([SourceDocument("a", "x")], deadline=0.2)
+    atexit.register(lambda: print("late handler; worker alive:", any(
+        t.name == "sarg-extract" and t.is_alive() for t in threading.enumerate()), flush=True))
+    """)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert out.splitlines() == ["started a", "finished a", "late handler; worker alive: False"]

@@ -386,7 +386,7 @@ def anchored_chain_documents(
     top = set(ranked[: max(1, math.ceil(top_share * len(ranked)))])
     out: list[str] = []
     for chain in chains:
-        docs = list(dict.fromkeys(d for hop in chain.hops for d in hop.document_ids))
+        docs = chain.document_ids
         if len(docs) >= 2 or any(d in top for d in docs):
             out += [d for d in docs if d not in out]
     return out

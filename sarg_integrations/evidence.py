@@ -24,18 +24,20 @@ document-level bridge graph and use it to pick documents:
 * :func:`documents_linked_by_triples`: documents whose triples name what the chain
   documents' triples name, though the graph did not merge the two nodes ("smaller wheat
   harvest" / "wheat harvest in the northern provinces"): the links a chain missed.
-* :func:`anchored_chain_documents`: the documents of the chains worth trusting before
-  relevance: a chain through one of the most relevant documents, or one told across
-  documents. A chain inside a single off-topic paragraph (common on encyclopedic text,
-  where a causal sentence about something else forms a chain) is not.
+* :func:`anchored_chains`: the chains worth putting before the relevance fill: a chain
+  through one of the most relevant documents, or one told across documents. A chain
+  inside a single off-topic paragraph (common on encyclopedic text, where a causal
+  sentence about something else forms a chain) is not.
 
 Everything here is pure and deterministic (ties go to the earlier document).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sarg_integrations.schema import EvidencePassage, ReasoningChain, SourceDocument, Triple
@@ -48,7 +50,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CHAIN_ANCHOR_SHARE",
     "MAX_TOPIC_WORDS",
-    "anchored_chain_documents",
+    "CompiledEvidence",
+    "NO_ANCHORED_CHAINS",
+    "anchored_chains",
     "bridge_guided_selection",
     "bridge_links",
     "chain_evidence",
@@ -64,7 +68,7 @@ MAX_TOPIC_WORDS = 8
 CHAIN_ANCHOR_SHARE = 0.3
 """Under the evidence budget, a chain's documents come first only if one of them is among
 this share of the retrieved documents most relevant to the query (or the chain crosses
-documents); see :func:`anchored_chain_documents`. Chosen on the first 40 questions of
+documents); see :func:`anchored_chains`. Chosen on the first 40 questions of
 HotpotQA, MuSiQue and 2Wiki and 30 ESTER passages (0.2-0.3 were best, 0.5 let in most
 off-topic chain documents); checked on questions outside them (docs/evaluation.md)."""
 
@@ -193,6 +197,30 @@ def bridge_guided_selection(
 # --------------------------------------------------------------------------- compile
 
 
+NO_ANCHORED_CHAINS = (
+    "no kept chain runs through one of the documents most relevant to the query or across "
+    "documents, so the evidence is filled by relevance"
+)
+
+
+@dataclass(frozen=True)
+class CompiledEvidence:
+    """What the compile stage hands the generator.
+
+    Attributes:
+        evidence: The passages in the prompt, each with its ``selected_by``.
+        prompt: The compiled prompt.
+        chains: The kept chains, less those the evidence budget found unanchored
+            (:func:`anchored_chains`); in the prompt unless ``fallback_reason`` is set.
+        fallback_reason: Why the prompt holds no chains, or ``None``.
+    """
+
+    evidence: list[EvidencePassage]
+    prompt: str
+    chains: list[ReasoningChain]
+    fallback_reason: str | None
+
+
 def compile_evidence(
     query: str,
     documents: Sequence[SourceDocument],
@@ -205,23 +233,24 @@ def compile_evidence(
     query_vector: Any = None,
     stats: dict[str, Any] | None = None,
     triples: Sequence[Triple] = (),
-) -> tuple[list[EvidencePassage], str]:
+) -> CompiledEvidence:
     """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
 
     Three policies, by config (first match wins):
 
     * ``evidence_fill=n``: the chain evidence plus ``n`` documents by bridge-guided
       relevance (on fallback: those ``n`` alone).
-    * ``evidence_budget=b`` (the default, SARG strategy only): a word budget of ``b``
-      times the retrieved words, filled in order of trust: the evidence of the anchored
-      chains (:func:`anchored_chain_documents`), then the documents linked to it by
-      near-miss triples (:func:`documents_linked_by_triples`; these two are kept whole
-      even past the budget), then documents by bridge-guided relevance while they fit
-      (on fallback, or when no chain is anchored: those documents alone; the documents
-      of an unanchored chain compete in that fill like any other). On a causal story
-      the chain documents fill the budget and the distractors stay out; on a factoid
-      question whose chains run through off-topic paragraphs the relevance fill brings
-      the answer in.
+    * ``evidence_budget=b`` (the default, SARG strategy only): only the anchored chains
+      (:func:`anchored_chains`: through one of the documents most relevant to the
+      query, or across documents) stay in the prompt; when none is, the prompt is the
+      fallback's (:data:`NO_ANCHORED_CHAINS`). Then a word budget of ``b`` times the
+      retrieved words is filled in order of trust: the anchored chains' documents, the
+      documents linked to them by near-miss triples (:func:`documents_linked_by_triples`;
+      these two are kept whole even past the budget), then documents by bridge-guided
+      relevance while they fit (on fallback: those documents alone, the first even past
+      the budget). On a causal story the chain documents fill the budget and the
+      distractors stay out; on a factoid question whose chains run through off-topic
+      paragraphs, the chains are left out and the relevance fill brings the answer in.
     * neither (``SARGConfig.paper()``): the paper's ``D_P``, the chain evidence alone,
       and every document on fallback.
 
@@ -233,13 +262,12 @@ def compile_evidence(
             flat context (every non-empty document, or the filled ones).
         config: ``evidence`` (whole documents or cited sentences), ``evidence_fill`` and
             ``evidence_budget``.
-        embedder: Embeds the query and the candidates of the fill.
+        embedder: Embeds the query and the documents for the fill and the anchoring.
         template: The prompt texts.
         query_vector: The query's embedding, shape (1, d), if already computed; only
             the fill needs it.
         stats: Receives ``evidence_filled``, ``evidence_bridged`` and, under a budget,
-            ``evidence_linked``, ``evidence_unanchored`` (chain documents not put first)
-            and ``evidence_budget_words``.
+            ``chains_unanchored``, ``evidence_linked`` and ``evidence_budget_words``.
         triples: Every extracted triple (for the near-miss links of the budget policy).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
@@ -250,6 +278,16 @@ def compile_evidence(
     budget = config.evidence_budget if count is None and config.strategy == "sarg" else None
     if (count is not None or budget is not None) and query_vector is None:
         query_vector = embedder.embed([query])
+    chains = list(chains)
+    relevance = None
+    if budget is not None:
+        relevance = document_relevance(documents, embedder, query_vector)
+        if fallback_reason is None:
+            anchored = anchored_chains(chains, relevance)
+            stats["chains_unanchored"] = len(chains) - len(anchored)
+            if chains and not anchored:
+                fallback_reason = NO_ANCHORED_CHAINS
+            chains = anchored
     evidence = (
         chain_evidence(documents, chains, sentences=config.evidence == "sentences")
         if fallback_reason is None
@@ -260,10 +298,6 @@ def compile_evidence(
     elif budget is not None:
         words = round(budget * sum(_word_count(d.text) for d in documents))
         stats["evidence_budget_words"] = words
-        relevance = document_relevance(documents, embedder, query_vector)
-        anchored = set(anchored_chain_documents(chains, relevance)) if evidence else set()
-        stats["evidence_unanchored"] = sum(p.document_id not in anchored for p in evidence)
-        evidence = [p for p in evidence if p.document_id in anchored]
         if evidence:
             # Kept whole even past the budget: they carry the chain's missing links (a
             # variant that made them fit the budget scored lower on ESTER, 87.5 vs 89.1 %).
@@ -278,8 +312,10 @@ def compile_evidence(
             EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in documents if d.text.strip()
         ]
     if fallback_reason is None:
-        return evidence, compile_prompt(query, chains, evidence, template)
-    return evidence, compile_flat_prompt(query, evidence, template)
+        prompt = compile_prompt(query, chains, evidence, template)
+    else:
+        prompt = compile_flat_prompt(query, evidence, template)
+    return CompiledEvidence(evidence, prompt, chains, fallback_reason)
 
 
 _STOP = frozenset(
@@ -356,16 +392,16 @@ def documents_linked_by_triples(
     return linked
 
 
-def anchored_chain_documents(
+def anchored_chains(
     chains: Sequence[ReasoningChain],
     relevance: Mapping[str, float],
     *,
     top_share: float = CHAIN_ANCHOR_SHARE,
-) -> list[str]:
-    """The documents of the chains anchored in what the query is about, in first-cited order.
+) -> list[ReasoningChain]:
+    """The chains anchored in what the query is about, in their order.
 
     A chain is anchored when one of its documents is among the ``ceil(top_share × n)``
-    documents most relevant to the query (at least one; ``relevance`` holds the ``n``
+    documents most relevant to the query (at least two; ``relevance`` holds the ``n``
     retrieved documents, ties to the earlier id), or when its hops cite two or more
     documents: a story told across documents, whose upstream links ("routine overuse of
     antibiotics") need not resemble the question ("why did hospital stays get longer?").
@@ -377,19 +413,18 @@ def anchored_chain_documents(
         ...                  for d in docs)
         ...     return ReasoningChain(("a",) + ("b",) * len(docs), hops, 1.0, Direction.FORWARD)
         >>> relevance = {"d1": 0.9, "d2": 0.5, "d3": 0.4, "d4": 0.1, "d5": 0.0}
-        >>> anchored_chain_documents([chain("d1"), chain("d4"), chain("d5", "d3")], relevance)
-        ['d1', 'd5', 'd3']
+        >>> kept = anchored_chains([chain("d1"), chain("d4"), chain("d5", "d3")], relevance)
+        >>> [c.document_ids for c in kept]
+        [('d1',), ('d5', 'd3')]
     """
-    import math
-
     ranked = sorted(relevance, key=lambda d: (-relevance[d], d))
-    top = set(ranked[: max(1, math.ceil(top_share * len(ranked)))])
-    out: list[str] = []
-    for chain in chains:
-        docs = chain.document_ids
-        if len(docs) >= 2 or any(d in top for d in docs):
-            out += [d for d in docs if d not in out]
-    return out
+    # At least two: among two or three documents a ranking says little.
+    top = set(ranked[: max(2, math.ceil(top_share * len(ranked)))])
+    return [
+        chain
+        for chain in chains
+        if len(chain.document_ids) >= 2 or any(d in top for d in chain.document_ids)
+    ]
 
 
 def linked_evidence(

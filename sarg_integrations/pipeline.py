@@ -33,7 +33,13 @@ from sarg_integrations.extraction.base import TripleExtractor
 from sarg_integrations.extraction.runner import ExtractionRunner, collect
 from sarg_integrations.matching import KeyBERTKeyphraseExtractor, KeyphraseExtractor
 from sarg_integrations.prompting import PromptTemplate
-from sarg_integrations.schema import SARGResult, SkippedDocument, SourceDocument, Triple
+from sarg_integrations.schema import (
+    ReasoningChain,
+    SARGResult,
+    SkippedDocument,
+    SourceDocument,
+    Triple,
+)
 from sarg_integrations.strategies.base import RunContext, StageObserver, Strategy, Structure
 from sarg_integrations.strategies.sarg import SARGStrategy
 from sarg_integrations.traversal import disconnected_ends_note
@@ -306,7 +312,7 @@ class SARGPipeline:
         structuring_start = time.perf_counter()
         found: Structure = self.strategy.structure(query, docs, triples, ctx)
         with ctx.stage("compile") as summary:
-            evidence, prompt = compile_evidence(
+            compiled = compile_evidence(
                 query,
                 docs,
                 found.chains,
@@ -318,8 +324,9 @@ class SARGPipeline:
                 stats=ctx.stats,
                 triples=triples,
             )
+            evidence, prompt, chains = compiled.evidence, compiled.prompt, compiled.chains
             summary.update(
-                fallback_reason=found.fallback_reason,
+                fallback_reason=compiled.fallback_reason,
                 evidence_documents=[p.document_id for p in evidence],
                 prompt_chars=len(prompt),
             )
@@ -333,6 +340,7 @@ class SARGPipeline:
                 "nodes": graph.number_of_nodes,
                 "edges": graph.number_of_edges,
                 **found.counters,
+                "chains_kept": len(chains),
                 "embeddings_computed": embedder.misses - misses_before,
                 "embeddings_reused": embedder.hits - hits_before,
                 "time_encoder_ms": round((embedder.encode_seconds - encode_before) * 1000.0, 3),
@@ -349,21 +357,21 @@ class SARGPipeline:
             entry_nodes=found.entry_nodes,
             direction=found.direction,
             candidate_chains=found.candidate_chains,
-            chains=found.chains,
+            chains=chains,
             evidence=evidence,
             prompt=prompt,
-            fallback_reason=found.fallback_reason,
+            fallback_reason=compiled.fallback_reason,
             skipped_documents=skipped,
             stats=ctx.stats,
             config=self.config.to_dict(),
             strategy=self.strategy.name,
             trace=found.trace,
-            notes=_notes(found),
+            notes=_notes(found, chains),
         )
 
 
-def _notes(found: Structure) -> list[str]:
-    """The result's notes: things true of the kept chains that the reader should know."""
+def _notes(found: Structure, chains: list[ReasoningChain]) -> list[str]:
+    """The result's notes: things true of the chains in the prompt that the reader should know."""
     direction = found.direction.direction if found.direction is not None else None
-    note = disconnected_ends_note(found.graph.graph, found.entry_nodes, found.chains, direction)
+    note = disconnected_ends_note(found.graph.graph, found.entry_nodes, chains, direction)
     return [note] if note else []

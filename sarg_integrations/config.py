@@ -108,8 +108,10 @@ class SARGConfig:
             mentioned by those already picked; see :mod:`sarg_integrations.evidence`);
             on fallback the evidence is those ``n`` documents instead of all of them.
             Applies to both strategies, and takes precedence over ``evidence_budget``.
-        evidence_budget: The default evidence policy: a word budget of this share of the
-            retrieved words, filled in order of trust: the documents behind the kept
+        evidence_budget: The default evidence policy: only the kept chains anchored in
+            the question stay in the prompt (through one of the documents most relevant
+            to it, or across documents), and a word budget of this share of the
+            retrieved words is filled in order of trust: the documents behind those
             chains, the documents linked to them by near-miss triples (both kept whole,
             even past the budget), then documents by bridge-guided relevance while they
             fit; on fallback those relevance picks replace the whole context
@@ -223,8 +225,9 @@ class SARGConfig:
     evidence_budget: float | None = _setting(
         0.5,
         "core",
-        "fill the evidence up to SHARE of the retrieved words (in [0, 1]): chain documents, "
-        "documents linked to them, then bridge-guided relevance; ignored with --evidence-fill",
+        "fill the evidence up to SHARE of the retrieved words (in [0, 1]): the documents of "
+        "the chains anchored in the question, documents linked to them, then bridge-guided "
+        "relevance; ignored with --evidence-fill",
         low=0.0,
         option="--evidence-budget",
         metavar="SHARE",

@@ -10,11 +10,14 @@ Framework-free. The pieces:
   token counting, chain faithfulness.
 * :mod:`~sarg_integrations.evaluation.methods`: the compared methods (Direct, flat RAG,
   flat top-k, LongContextReorder, CoT-RAG, SARG and its ablations and sweeps).
-* :mod:`~sarg_integrations.evaluation.harness`: the resumable run loop, aggregates,
-  Markdown tables; :mod:`~sarg_integrations.evaluation.plots`: PNG figures.
+* :mod:`~sarg_integrations.evaluation.harness`: the run loop;
+  :mod:`~sarg_integrations.evaluation.report`: aggregates and Markdown tables;
+  :mod:`~sarg_integrations.evaluation.plots`: PNG figures;
+  :mod:`~sarg_integrations.evaluation.records`: the resumable records file (both runs).
 * :mod:`~sarg_integrations.evaluation.causal_eval` (:func:`run_causal_evaluation`), with
-  its loaders (:mod:`~sarg_integrations.evaluation.causal_qa`) and metrics
-  (:mod:`~sarg_integrations.evaluation.causal_metrics`): ``sarg eval --dataset ester|esc``.
+  its loaders (:mod:`~sarg_integrations.evaluation.causal_qa`), metrics
+  (:mod:`~sarg_integrations.evaluation.causal_metrics`) and tables
+  (:mod:`~sarg_integrations.evaluation.causal_report`): ``sarg eval --dataset ester|esc``.
 
 Example:
     >>> from sarg_integrations.evaluation import normalize_answer, f1_score

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline
-from sarg_integrations.prompting import render_evidence
+from sarg_integrations.prompting import _escape_block, render_evidence
 from sarg_integrations.schema import Direction, EvidencePassage
 
 WORDS = ["rain", "flood", "drought", "crop loss", "prices", "unrest", "debt", "rates", "growth"]
@@ -69,7 +69,7 @@ def test_run_invariants(texts, question, cfg, seed_word):
             elif result.direction.direction is Direction.BACKWARD:
                 assert not hop.forward
             assert set(hop.document_ids) <= ids
-    assert question.strip() in result.prompt
+    assert _escape_block(question.strip()) in result.prompt  # escaped like a document
     with_text = [d for d in docs if d["text"].strip()]
     assert {p.document_id for p in result.evidence} <= {d["id"] for d in with_text}
     assert len({p.document_id for p in result.evidence}) == len(result.evidence)

@@ -30,6 +30,7 @@ than ``max_sentence_chars`` without a sentence end is skipped and reported.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Sequence
@@ -44,8 +45,10 @@ from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 __all__ = [
     "DEFAULT_TAGGER_DIR",
+    "PRECISIONS",
     "SENTENCE_WINDOW",
     "TaggerExtractor",
+    "native_bfloat16",
     "relation_type_for",
     "split_sentences",
 ]
@@ -184,6 +187,21 @@ class _Carry:
     last_effect: str | None = None
 
 
+PRECISIONS = ("float32", "bfloat16", "auto")
+"""The ``precision`` values of :class:`TaggerExtractor`."""
+
+
+@functools.lru_cache(maxsize=1)
+def native_bfloat16() -> bool:
+    """Whether this CPU multiplies bfloat16 natively (so autocast is faster, not emulated)."""
+    try:
+        import torch
+
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except Exception:  # an older or a CPU-less build: stay in float32
+        return False
+
+
 class TaggerExtractor:
     """Extracts reasoning-schema triples with the learned span tagger (no LLM).
 
@@ -196,6 +214,13 @@ class TaggerExtractor:
         screen_instructions: Skip sentences that address the model (prompt injection).
         max_sentence_chars: A stretch longer than this without a sentence end is not
             read; it is counted in ``sentences_skipped_too_long``. ``None``: no cap.
+        precision: ``"float32"`` (default), ``"bfloat16"`` (the encoder's matrix
+            products in bfloat16), or ``"auto"`` (bfloat16 where the CPU does it natively,
+            AVX512-BF16 / AMX, else float32). bfloat16 read CNC v2 dev the same (strict
+            F1 0.714 both; other corpora within 0.01) with the tagger's extraction about
+            45 % faster on this project's CPU, but it loses the second pair of "The storm
+            knocked out power lines, which forced hospitals to rely on generators.", a
+            construction the tagger is required to read, so it is not the default.
 
     Raises:
         ConfigError: A bad argument (named, with the value).
@@ -216,10 +241,15 @@ class TaggerExtractor:
         batch_size: int = 32,
         screen_instructions: bool = True,
         max_sentence_chars: int | None = 5_000,
+        precision: str = "float32",
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             msg = f"batch_size={batch_size!r} is invalid; pass a positive integer (default 32)"
             raise ConfigError(msg, field="batch_size", value=batch_size)
+        if precision not in PRECISIONS:
+            msg = f"precision={precision!r} is invalid; pass one of {list(PRECISIONS)}"
+            raise ConfigError(msg, field="precision", value=precision)
+        self.precision = precision
         self.model_dir = Path(model_dir) if model_dir is not None else DEFAULT_TAGGER_DIR
         self.batch_size = batch_size
         self.screen_instructions = bool(screen_instructions)
@@ -250,6 +280,13 @@ class TaggerExtractor:
             if key not in _networks:
                 _networks[key] = load_network(key)
             return _networks[key]
+
+    @property
+    def uses_bfloat16(self) -> bool:
+        """Whether the encoder runs in bfloat16 (``precision``, resolved for this CPU)."""
+        if self.precision == "auto":
+            return native_bfloat16()
+        return self.precision == "bfloat16"
 
     @property
     def nlp(self) -> Any:
@@ -339,6 +376,7 @@ class TaggerExtractor:
                         config,
                         texts[first : first + step],
                         batch_size=self.batch_size,
+                        bfloat16=self.uses_bfloat16,
                     )
                 )
         except Exception as exc:

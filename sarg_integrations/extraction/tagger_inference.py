@@ -150,6 +150,7 @@ def predict_relations(
     texts: Sequence[str],
     *,
     batch_size: int = 32,
+    bfloat16: bool = False,
 ) -> list[list[Relation]]:
     """The relations the tagger reads in each sentence of ``texts``.
 
@@ -157,8 +158,18 @@ def predict_relations(
     cause and effect of each signal found (token type 1 on the signal). A sentence
     whose signals yield nothing falls back to its unconditioned pair. Spans scoring
     below ``config.threshold`` are dropped; duplicate pairs are kept once.
+
+    ``bfloat16`` runs the encoder's matrix products in bfloat16 (``torch.autocast``);
+    the label probabilities are computed in float32 either way.
     """
     import torch
+
+    def run(*inputs: Any) -> tuple[Any, Any]:
+        if not bfloat16:
+            return network(*inputs)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            sig, arg = network(*inputs)
+        return sig.float(), arg.float()
 
     results: list[list[Relation]] = [[] for _ in texts]
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -169,7 +180,7 @@ def predict_relations(
             rows = order[chunk_start : chunk_start + batch_size]
             batch = _Batch(tokenizer, [texts[i] for i in rows], config.max_length)
             enc = batch.encoding
-            sig, arg = network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"] * 0)
+            sig, arg = run(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"] * 0)
             sig_p, arg_p = sig.softmax(-1), arg.softmax(-1)
             for r, i in enumerate(rows):
                 signals = _decode(sig_p[r], SIGNAL_LABELS, batch, r, texts[i]).get("SIG", [])
@@ -184,7 +195,7 @@ def predict_relations(
             batch = _Batch(tokenizer, [texts[i] for i, _ in chunk], config.max_length)
             enc = batch.encoding
             types = torch.tensor([batch.token_types(r, sig) for r, (_, sig) in enumerate(chunk)])
-            _, arg = network(enc["input_ids"], enc["attention_mask"], types)
+            _, arg = run(enc["input_ids"], enc["attention_mask"], types)
             arg_p = arg.softmax(-1)
             for r, (i, signal) in enumerate(chunk):
                 pair = _pair(_decode(arg_p[r], ARGUMENT_LABELS, batch, r, texts[i]), signal, config)

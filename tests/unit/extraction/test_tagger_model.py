@@ -173,3 +173,24 @@ def test_training_runs_end_to_end_on_a_tiny_file(tmp_path: Path) -> None:
     assert config.rank == 2 and config.info["training"]["steps"] == 3
     extractor = TaggerExtractor.load(out)
     assert isinstance(extractor.extract(SourceDocument("d", "Heavy rain caused floods.")), list)
+
+
+def test_precision_is_checked_and_float32_by_default() -> None:
+    from sarg_integrations.errors import ConfigError
+    from sarg_integrations.extraction.tagger import TaggerExtractor, native_bfloat16
+
+    assert TaggerExtractor().uses_bfloat16 is False
+    assert TaggerExtractor(precision="bfloat16").uses_bfloat16 is True
+    assert TaggerExtractor(precision="auto").uses_bfloat16 is native_bfloat16()
+    with pytest.raises(ConfigError, match="precision='half'"):
+        TaggerExtractor(precision="half")
+
+
+@pytest.mark.slow
+def test_bfloat16_reads_the_obvious_pair_as_float32_does() -> None:
+    from sarg_integrations.extraction.tagger import TaggerExtractor
+
+    doc = SourceDocument("d", "Heavy rain caused severe flooding in the valley.")
+    fast = TaggerExtractor(precision="bfloat16").extract(doc)
+    plain = TaggerExtractor().extract(doc)
+    assert [(t.cause, t.effect) for t in fast] == [(t.cause, t.effect) for t in plain] != []

@@ -323,6 +323,13 @@ class SARGPipeline:
                 query_vector=found.query_vector,
                 stats=ctx.stats,
                 triples=triples,
+                # A forced direction is a traversal ablation: it does not say what the
+                # question asks, so the evidence policy then treats it as causal.
+                direction=(
+                    found.direction.direction
+                    if found.direction is not None and self.config.direction is None
+                    else None
+                ),
             )
             evidence, prompt, chains = compiled.evidence, compiled.prompt, compiled.chains
             summary.update(

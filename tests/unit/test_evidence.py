@@ -11,6 +11,7 @@ import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
+from sarg_integrations.schema import Direction
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.evidence import (
     bridge_guided_selection,
@@ -276,22 +277,54 @@ def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget
     assert words_of(result.evidence) <= 0.4 * total == pytest.approx(result.stats["evidence_budget_words"], abs=1)
 
 
-def test_default_puts_an_off_topic_chain_behind_the_relevant_documents():
+OFF_TOPIC_CHAIN = [
+    {"id": "c1", "text": "Heavy rain causes river flooding."},
+    {"id": "f1", "text": "Oakridge Farm is owned by the Miller family since 1950."},
+    {"id": "f2", "text": "The Miller family farm Oakridge Farm grows wheat."},
+    {"id": "x1", "text": "The museum opened in 1901 and has a small garden."},
+]
+
+
+def test_on_a_causal_question_an_off_topic_chain_stays_behind_the_relevant_documents():
     # The chain (rain → flooding) is real but sits in one paragraph the question is not
     # about: it is not anchored, so the farm's documents come first, by relevance.
-    docs = [
-        {"id": "c1", "text": "Heavy rain causes river flooding."},
-        {"id": "f1", "text": "Oakridge Farm is owned by the Miller family since 1950."},
-        {"id": "f2", "text": "The Miller family farm Oakridge Farm grows wheat."},
-        {"id": "x1", "text": "The museum opened in 1901 and has a small garden."},
-    ]
-    result = make(SARGConfig(similarity_threshold=0.0)).run("Who owns Oakridge Farm, the Miller farm?", docs)
+    query = "What did owning Oakridge Farm lead to for the Miller family?"
+    assert CueWordDirectionClassifier().predict_direction(query).direction is Direction.FORWARD
+    result = make(SARGConfig(similarity_threshold=0.0)).run(query, OFF_TOPIC_CHAIN)
     assert result.candidate_chains and not result.chains  # the chain is left out
     assert result.used_fallback and "most relevant" in result.fallback_reason
     assert result.stats["chains_unanchored"] >= 1 and result.stats["chains_kept"] == 0
     ids = [p.document_id for p in result.evidence]
     assert ids[0] in {"f1", "f2"} and "x1" not in ids  # never the museum
     assert {p.selected_by for p in result.evidence} <= {"bridge", "relevance"}  # c1 too, if in
+
+
+def test_on_a_question_about_something_the_budget_is_filled_by_relevance_first():
+    # "Who owns …" asks for neither causes nor effects (bidirectional): the chain's
+    # document gets no priority, and the chain stays only if relevance brought it in.
+    query = "Who owns Oakridge Farm, the Miller farm?"
+    assert CueWordDirectionClassifier().predict_direction(query).direction is Direction.BIDIRECTIONAL
+    result = make(SARGConfig(similarity_threshold=0.0)).run(query, OFF_TOPIC_CHAIN)
+    assert result.candidate_chains
+    ids = [p.document_id for p in result.evidence]
+    assert ids[0] in {"f1", "f2"} and "x1" not in ids
+    assert {p.selected_by for p in result.evidence} <= {"bridge", "relevance"}
+    cited = {d for chain in result.chains for d in chain.document_ids}
+    assert cited <= set(ids)  # every chain in the prompt is backed by the evidence
+    for passage in result.evidence:
+        expected = tuple(n for n, c in enumerate(result.chains, 1) if passage.document_id in c.document_ids)
+        assert passage.chain_ids == expected
+    assert result.chains and "c1" in ids and not result.used_fallback  # relevance took c1 in
+
+
+def test_a_chain_outside_the_relevance_fill_leaves_the_prompt():
+    docs = [*OFF_TOPIC_CHAIN[1:], {"id": "c1", "text": "Heavy rain causes river flooding."}]
+    cfg = SARGConfig(similarity_threshold=0.0, evidence_budget=0.3)
+    result = make(cfg).run("Who owns Oakridge Farm, the Miller farm?", docs)
+    ids = [p.document_id for p in result.evidence]
+    assert "c1" not in ids and result.candidate_chains and not result.chains
+    assert result.used_fallback and "neither for causes nor for effects" in result.fallback_reason
+    assert "river flooding" not in result.prompt
 
 
 def test_a_chain_across_documents_comes_first_however_unlike_the_query_it_reads():

@@ -85,7 +85,13 @@ def test_run_invariants(texts, question, cfg, seed_word):
     else:
         assert result.fallback_reason is None
         cited = {d for c in result.chains for d in c.document_ids}
-        assert {p.document_id for p in result.evidence if p.selected_by == "chain"} == cited
+        # Every passage a kept chain cites carries its number, whether the chain put it
+        # there ("chain") or the relevance fill did (a question not asking for causes).
+        assert {p.document_id for p in result.evidence if p.chain_ids} == cited
+        assert {p.document_id for p in result.evidence if p.selected_by == "chain"} <= cited
+        for passage in result.evidence:
+            citing = tuple(n for n, c in enumerate(result.chains, 1) if passage.document_id in c.document_ids)
+            assert passage.chain_ids == citing
         if cfg.evidence_budget is None:
             assert {p.document_id for p in result.evidence} == cited
         else:  # the unanchored chains are left out of the prompt, and counted

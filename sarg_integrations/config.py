@@ -94,7 +94,9 @@ class SARGConfig:
             ``"reasoning"`` for SARG, ``"generic_spo"`` for TaSR (which matches
             attributive triples too).
         direction: Force a traversal direction (e.g. ``"bidirectional"`` for the paper's
-            blind-traversal ablation) instead of asking the direction classifier.
+            blind-traversal ablation) instead of asking the direction classifier. The
+            evidence budget then treats every question as causal (a forced direction
+            says how to walk, not what the question asks).
         evidence: ``"document"`` puts whole source documents behind the kept chains in
             the prompt; ``"sentences"`` only the cited sentences.
         embedding_cache_size: How many text embeddings the pipeline keeps between runs
@@ -108,13 +110,16 @@ class SARGConfig:
             mentioned by those already picked; see :mod:`sarg_integrations.evidence`);
             on fallback the evidence is those ``n`` documents instead of all of them.
             Applies to both strategies, and takes precedence over ``evidence_budget``.
-        evidence_budget: The default evidence policy: only the kept chains anchored in
-            the question stay in the prompt (through one of the documents most relevant
-            to it, or across documents), and a word budget of this share of the
-            retrieved words is filled in order of trust: the documents behind those
+        evidence_budget: The default evidence policy, a word budget of this share of
+            the retrieved words. For a causal question (predicted direction forward or
+            backward) only the kept chains anchored in the question stay in the prompt
+            (through one of the documents most relevant to it, or across documents),
+            and the budget is filled in order of trust: the documents behind those
             chains, the documents linked to them by near-miss triples (both kept whole,
             even past the budget), then documents by bridge-guided relevance while they
-            fit; on fallback those relevance picks replace the whole context
+            fit. For any other question the budget is filled by bridge-guided relevance
+            alone and only the chains those documents back stay. On fallback the
+            relevance picks replace the whole context
             (:func:`~sarg_integrations.evidence.compile_evidence`). ``None``: the paper's
             evidence (chain documents only; every document on fallback), as in
             :meth:`paper`. The TaSR strategy keeps its own hop-by-hop selection.

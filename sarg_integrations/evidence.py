@@ -28,6 +28,9 @@ document-level bridge graph and use it to pick documents:
   through one of the most relevant documents, or one told across documents. A chain
   inside a single off-topic paragraph (common on encyclopedic text, where a causal
   sentence about something else forms a chain) is not.
+* :func:`asks_cause_or_effect` and :func:`backed_chains`: a question that asks neither
+  for causes nor for effects gets the relevance fill first, and keeps only the chains
+  that fill backs.
 
 Everything here is pure and deterministic (ties go to the earlier document).
 """
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
     from sarg_integrations.prompting import PromptTemplate
 
 __all__ = [
+    "CHAIN_ANCHOR_ENTRY_MATCH",
     "CHAIN_ANCHOR_SHARE",
     "MAX_TOPIC_WORDS",
     "CompiledEvidence",
@@ -80,6 +84,12 @@ this share of the retrieved documents most relevant to the query (or the chain c
 documents); see :func:`anchored_chains`. Chosen on the first 40 questions of
 HotpotQA, MuSiQue and 2Wiki and 30 ESTER passages (0.2-0.3 were best, 0.5 let in most
 off-topic chain documents); checked on questions outside them (docs/evaluation.md)."""
+
+CHAIN_ANCHOR_ENTRY_MATCH = 0.9
+"""A chain starting at an entry node at least this similar to a query key phrase is
+anchored whatever its documents' relevance (:func:`anchored_chains`). Checked on the 128
+ESTER questions (0.85-0.95: the same answer recall, 0.8 loses one question) and the
+causal stories; factoid questions do not use anchoring."""
 
 _WORD = re.compile(r"\w+")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
@@ -298,6 +308,7 @@ def compile_evidence(
     stats: dict[str, Any] | None = None,
     triples: Sequence[Triple] = (),
     direction: Direction | str | None = None,
+    entry_similarity: Mapping[str, float] | None = None,
 ) -> CompiledEvidence:
     """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
 
@@ -341,6 +352,8 @@ def compile_evidence(
         triples: Every extracted triple (for the near-miss links of the budget policy).
         direction: The query's predicted traversal direction (the budget policy
             tells causal questions from others by it); ``None``: causal.
+        entry_similarity: Entry node → its similarity with the query's key phrases
+            (for :func:`anchored_chains`).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
@@ -361,7 +374,7 @@ def compile_evidence(
             )
         else:
             if fallback_reason is None:
-                anchored = anchored_chains(chains, relevance)
+                anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
                 stats["chains_unanchored"] = len(chains) - len(anchored)
                 if chains and not anchored:
                     fallback_reason = NO_ANCHORED_CHAINS
@@ -480,14 +493,21 @@ def anchored_chains(
     relevance: Mapping[str, float],
     *,
     top_share: float = CHAIN_ANCHOR_SHARE,
+    entry_similarity: Mapping[str, float] | None = None,
+    entry_match: float = CHAIN_ANCHOR_ENTRY_MATCH,
 ) -> list[ReasoningChain]:
     """The chains anchored in what the query is about, in their order.
 
     A chain is anchored when one of its documents is among the ``ceil(top_share × n)``
     documents most relevant to the query (at least two; ``relevance`` holds the ``n``
-    retrieved documents, ties to the earlier id), or when its hops cite two or more
+    retrieved documents, ties to the earlier id), when its hops cite two or more
     documents: a story told across documents, whose upstream links ("routine overuse of
-    antibiotics") need not resemble the question ("why did hospital stays get longer?").
+    antibiotics") need not resemble the question ("why did hospital stays get longer?"),
+    or when it starts at an entry node that names what the question asks about
+    (``entry_similarity``, entry node → its similarity with a query key phrase, at
+    least ``entry_match``): "plant suspended deliveries" for "why did the plant suspend
+    its deliveries?", though the sentence saying so is less like the question than a
+    profile of the plant.
 
     Example:
         >>> from sarg_integrations.schema import ChainHop, Direction, RelationType
@@ -503,10 +523,13 @@ def anchored_chains(
     ranked = sorted(relevance, key=lambda d: (-relevance[d], d))
     # At least two: among two or three documents a ranking says little.
     top = set(ranked[: max(2, math.ceil(top_share * len(ranked)))])
+    entry_similarity = entry_similarity or {}
     return [
         chain
         for chain in chains
-        if len(chain.document_ids) >= 2 or any(d in top for d in chain.document_ids)
+        if len(chain.document_ids) >= 2
+        or any(d in top for d in chain.document_ids)
+        or entry_similarity.get(chain.nodes[0], -1.0) >= entry_match
     ]
 
 

@@ -330,6 +330,7 @@ class SARGPipeline:
                     if found.direction is not None and self.config.direction is None
                     else None
                 ),
+                entry_similarity={e.node: e.similarity for e in found.entry_nodes},
             )
             evidence, prompt, chains = compiled.evidence, compiled.prompt, compiled.chains
             summary.update(

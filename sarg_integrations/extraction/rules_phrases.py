@@ -387,6 +387,9 @@ def _update_context(ctx: _Context, sent: Span, last_effect: _Phrase | None) -> N
 # ------------------------------------------------------------------- node names
 
 
+_FUNCTION_POS = frozenset({"ADP", "DET", "PUNCT", "CCONJ", "SCONJ", "PART", "AUX", "SPACE"})
+
+
 def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
     """A short node name for a parsed span: its syntactic head and nearest modifiers.
 
@@ -406,8 +409,13 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         return ""
     inside = {t.i for t in tokens}
     roots = [t for t in tokens if t.head.i not in inside or t.head.i == t.i]
-    # Of several roots (a span cut across the tree), the one governing most of the span.
-    root = max(roots, key=lambda t: (sum(1 for s in t.subtree if s.i in inside), -t.i))
+    # Of several roots (a span cut across the tree), a content word before a function
+    # word (in "the cooling systems at the plant" the prepositional phrase is a modifier
+    # of the verb outside, not the name), then the one governing most of the span.
+    root = max(
+        roots,
+        key=lambda t: (t.pos_ not in _FUNCTION_POS, sum(1 for s in t.subtree if s.i in inside), -t.i),
+    )
     outside = frozenset(t.i for t in span.doc if t.i not in inside)
     if root.pos_ in _VERB_POS:
         picked = _clause_core(root, budget, outside)

@@ -405,9 +405,13 @@ class TaggerExtractor:
             previous = before if before is not None and before.document == sent.document else None
             seen: set[tuple[str, str, str]] = set()
             for rel in relations[k]:
-                signal = sent.text[slice(*rel.signal)] if rel.signal else None
+                signal = _signal_text(sent.text, rel)
                 effect_text = sent.text[slice(*rel.effect)]
-                effect = _name(doc, rel.effect)
+                # "X spoiled the milk, so the plant suspended deliveries": a clause
+                # argument holding a whole relation of the same sentence is linked
+                # through that relation's near end (milk → suspended deliveries).
+                inner_effect = _inner(relations[k], rel, rel.effect)
+                effect = _name(doc, inner_effect.cause if inner_effect else rel.effect)
                 cause_text = sent.text[slice(*rel.cause)] if rel.cause else ""
                 cross = previous is not None and (
                     rel.cause is None or _PRONOUN_CAUSE.match(cause_text.strip()) is not None
@@ -421,7 +425,8 @@ class TaggerExtractor:
                 elif rel.cause is None:
                     continue
                 else:
-                    cause = _name(doc, rel.cause)
+                    inner_cause = _inner(relations[k], rel, rel.cause)
+                    cause = _name(doc, inner_cause.effect if inner_cause else rel.cause)
                     span = (sent.start, sent.end)
                     sentence_text = sent.text
                 if not cause or not effect or cause.casefold() == effect.casefold():
@@ -473,6 +478,38 @@ def _opens_sentence(text: str, relation: Any) -> bool:
         [s[0] for s in (relation.signal, relation.cause) if s is not None] or [len(text)]
     )
     return len(text[:first].split()) <= 1
+
+
+def _inner(relations: Sequence[Any], outer: Any, span: tuple[int, int] | None) -> Any:
+    """The first other relation whose cause and effect both lie inside ``span``, if any."""
+    if span is None:
+        return None
+    for other in relations:
+        if other is outer or other.cause is None:
+            continue
+        if all(span[0] <= part[0] and part[1] <= span[1] for part in (other.cause, other.effect)):
+            return other
+    return None
+
+
+def _signal_text(text: str, relation: Any) -> str | None:
+    """The signal's text, less any edge it shares with the cause or effect span.
+
+    The three heads tag independently, so a signal can swallow the last word of a cause
+    ("The power *cut shut down* the cooling systems"); the label is "shut down".
+    """
+    if not relation.signal:
+        return None
+    start, end = relation.signal
+    for span in (relation.cause, relation.effect):
+        if span is None:
+            continue
+        if span[0] <= start < span[1]:
+            start = span[1]
+        if span[0] < end <= span[1]:
+            end = span[0]
+    piece = text[start:end].strip() if start < end else ""
+    return piece or None
 
 
 def _name(doc: Any, span: tuple[int, int]) -> str:

@@ -11,9 +11,11 @@ import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
-from sarg_integrations.schema import Direction
+from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.evidence import (
+    CHAIN_ANCHOR_ENTRY_MATCH,
+    anchored_chains,
     bridge_guided_selection,
     bridge_links,
     document_topic,
@@ -159,12 +161,12 @@ STORY = [
 ]
 
 
-def make(config):
+def make(config, keyphrase="heavy rain"):
     return SARGPipeline(
         config,
         extractor=PatternExtractor(),
         embedder=HashingEmbedder(),
-        keyphrase_extractor=FixedKeyphrases("heavy rain"),
+        keyphrase_extractor=FixedKeyphrases(keyphrase),
         direction_classifier=CueWordDirectionClassifier(),
     )
 
@@ -290,7 +292,10 @@ def test_on_a_causal_question_an_off_topic_chain_stays_behind_the_relevant_docum
     # about: it is not anchored, so the farm's documents come first, by relevance.
     query = "What did owning Oakridge Farm lead to for the Miller family?"
     assert CueWordDirectionClassifier().predict_direction(query).direction is Direction.FORWARD
-    result = make(SARGConfig(similarity_threshold=0.0)).run(query, OFF_TOPIC_CHAIN)
+    # The key phrase only loosely matches the chain's first node (an exact match would
+    # anchor the chain: see test_a_chain_from_an_entry_node_naming_the_question_…).
+    result = make(SARGConfig(similarity_threshold=0.0), keyphrase="rain on Oakridge Farm").run(query, OFF_TOPIC_CHAIN)
+    assert max(e.similarity for e in result.entry_nodes) < CHAIN_ANCHOR_ENTRY_MATCH
     assert result.candidate_chains and not result.chains  # the chain is left out
     assert result.used_fallback and "most relevant" in result.fallback_reason
     assert result.stats["chains_unanchored"] >= 1 and result.stats["chains_kept"] == 0
@@ -356,3 +361,37 @@ def test_paper_setting_keeps_the_papers_evidence():
 def test_bad_budget_is_a_config_error(value):
     with pytest.raises(ConfigError, match="evidence_budget"):
         SARGConfig(evidence_budget=value)
+
+
+# ------------------------------------------------------------------ anchoring, brute force
+
+
+def _chain(first: str, *docs: str) -> ReasoningChain:
+    hops = tuple(ChainHop(first, f"{first}+{d}", "causes", RelationType.CAUSAL, True, (d,), ("",)) for d in docs)
+    return ReasoningChain((first,) + tuple(f"{first}+{d}" for d in docs), hops, 1.0, Direction.FORWARD)
+
+
+def test_anchoring_matches_its_definition_on_random_cases():
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(1, 9)
+        ids = [f"d{i}" for i in range(n)]
+        relevance = {d: rng.choice([0.1, 0.3, 0.5, 0.7]) for d in ids}
+        chains = [_chain(f"e{j}", *rng.sample(ids, rng.randint(1, min(3, n)))) for j in range(4)]
+        entry = {f"e{j}": rng.choice([0.5, 0.89, 0.9, 0.97]) for j in range(4)}
+        kept = anchored_chains(chains, relevance, entry_similarity=entry)
+        ranked = sorted(ids, key=lambda d: (-relevance[d], int(d[1:])))
+        top = set(ranked[: max(2, -(-3 * n // 10))])
+        expected = [
+            c for c in chains
+            if len(c.document_ids) >= 2 or set(c.document_ids) & top or entry[c.nodes[0]] >= 0.9
+        ]
+        assert kept == expected
+
+
+def test_a_chain_from_an_entry_node_naming_the_question_is_anchored_in_a_low_ranked_document():
+    relevance = {"profile": 0.69, "cooling": 0.65, "spoilage": 0.64, "storm": 0.2, "weather": 0.0}
+    chain = _chain("plant suspended deliveries", "spoilage")
+    assert anchored_chains([chain], relevance) == []
+    assert anchored_chains([chain], relevance, entry_similarity={"plant suspended deliveries": 0.93}) == [chain]
+    assert anchored_chains([chain], relevance, entry_similarity={"plant suspended deliveries": 0.6}) == []

@@ -68,6 +68,28 @@ def test_several_pairs_in_one_sentence(tagger) -> None:
     assert len(triples) >= 2, [(t.cause, t.relation, t.effect) for t in triples]
 
 
+def test_node_names_and_labels_keep_to_their_own_words(tagger) -> None:
+    # The signal head tags "cut shut down", overlapping the cause: the label is the
+    # signal less the cause's words. The effect span ends in a prepositional phrase
+    # attached to the verb: the name is its noun, with its modifier.
+    sentence = "The power cut shut down the cooling systems at the Delmar dairy plant."
+    triples = [(t.cause, t.relation, t.effect) for t in tagger.extract(SourceDocument("d", sentence))]
+    assert ("power cut", "shut down", "cooling systems") in triples, triples
+
+
+def test_a_clause_argument_holding_a_relation_links_through_it(tagger) -> None:
+    # "X spoiled the milk, so the plant suspended deliveries": the second relation's cause
+    # is the whole first clause; its node is the first relation's effect, so the two
+    # relations form a chain (failure → milk → suspended deliveries).
+    sentence = ("The failure of the cooling systems spoiled thousands of litres of milk, "
+                "so the plant suspended its deliveries to local shops.")
+    triples = tagger.extract(SourceDocument("d", sentence))
+    effects = {t.effect for t in triples}
+    linked = [t for t in triples if t.cause in effects and "deliveries" in t.effect]
+    assert linked, [(t.cause, t.relation, t.effect) for t in triples]
+    assert "spoiled" in linked[0].cause_text  # the whole span stays on the triple
+
+
 def test_cross_sentence_connective_links_to_the_previous_sentence(tagger) -> None:
     text = ("Heavy rains flooded the main highway. As a result, deliveries to the town were delayed for a week.")
     triples = tagger.extract(SourceDocument("d", text))

@@ -409,8 +409,10 @@ class TaggerExtractor:
                 effect_text = sent.text[slice(*rel.effect)]
                 # "X spoiled the milk, so the plant suspended deliveries": a clause
                 # argument holding a whole relation of the same sentence is linked
-                # through that relation's near end (milk → suspended deliveries).
-                inner_effect = _inner(relations[k], rel, rel.effect)
+                # through that relation's near end (milk → suspended deliveries), when
+                # the two clauses are joined by a bare connective.
+                joined = _is_connective(signal)
+                inner_effect = _inner(relations[k], rel, rel.effect) if joined else None
                 effect = _name(doc, inner_effect.cause if inner_effect else rel.effect)
                 cause_text = sent.text[slice(*rel.cause)] if rel.cause else ""
                 cross = previous is not None and (
@@ -425,7 +427,7 @@ class TaggerExtractor:
                 elif rel.cause is None:
                     continue
                 else:
-                    inner_cause = _inner(relations[k], rel, rel.cause)
+                    inner_cause = _inner(relations[k], rel, rel.cause) if joined else None
                     cause = _name(doc, inner_cause.effect if inner_cause else rel.cause)
                     span = (sent.start, sent.end)
                     sentence_text = sent.text
@@ -478,6 +480,23 @@ def _opens_sentence(text: str, relation: Any) -> bool:
         [s[0] for s in (relation.signal, relation.cause) if s is not None] or [len(text)]
     )
     return len(text[:first].split()) <= 1
+
+
+# Connectives that join two clauses as cause and effect without a verb of their own.
+_CONNECTIVES = frozenset(
+    "so | and so | thus | hence | therefore | consequently | as a result | as a consequence "
+    "| so that | and | and this | which | which meant | this meant".split(" | ")
+)
+
+
+def _is_connective(signal: str | None) -> bool:
+    """Whether ``signal`` is a bare clause connective ("so", "as a result", "and this").
+
+    Example:
+        >>> _is_connective(", so"), _is_connective("As a result,"), _is_connective("crowd")
+        (True, True, False)
+    """
+    return signal is not None and signal.strip(" ,;:").lower() in _CONNECTIVES
 
 
 def _inner(relations: Sequence[Any], outer: Any, span: tuple[int, int] | None) -> Any:

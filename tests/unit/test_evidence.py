@@ -322,6 +322,25 @@ def test_on_a_question_about_something_the_budget_is_filled_by_relevance_first()
     assert result.chains and "c1" in ids and not result.used_fallback  # relevance took c1 in
 
 
+def test_on_a_question_about_a_link_a_chain_across_documents_comes_first():
+    # "How is X related to Y?" is bidirectional, but a chain told across documents is its
+    # answer: its documents come first, ahead of more word-similar distractors.
+    query = "How is heavy rain related to crop damage?"
+    assert CueWordDirectionClassifier().predict_direction(query).direction is Direction.BIDIRECTIONAL
+    docs = [
+        {"id": "m1", "text": "The museum opened in 1901 and has a small garden with heavy rain gauges."},
+        {"id": "m2", "text": "Crop damage and heavy rain are covered in the museum garden guide."},
+        {"id": "d1", "text": "Heavy rain causes river flooding."},
+        {"id": "d2", "text": "River flooding leads to crop damage."},
+    ]
+    result = make(SARGConfig(similarity_threshold=0.0, evidence_budget=0.3)).run(query, docs)
+    assert [(p.document_id, p.selected_by, p.chain_ids) for p in result.evidence][:2] == [
+        ("d1", "chain", (1,)),
+        ("d2", "chain", (1,)),
+    ]
+    assert result.chains[0].document_ids == ("d1", "d2") and not result.used_fallback
+
+
 def test_a_chain_outside_the_relevance_fill_leaves_the_prompt():
     docs = [*OFF_TOPIC_CHAIN[1:], {"id": "c1", "text": "Heavy rain causes river flooding."}]
     cfg = SARGConfig(similarity_threshold=0.0, evidence_budget=0.3)

@@ -3,27 +3,13 @@
 :func:`compile_evidence` is the pipeline's compile stage for every strategy: the
 passages behind the kept chains (:func:`chain_evidence`), plus ``config.evidence_fill``
 documents picked by bridge-guided relevance (:func:`fill_evidence`), or, on fallback,
-the flat context. The rest of this module is the bridge-guided selection itself.
+the flat context.
 
-The paper's evidence ``D_P`` is the text behind the kept chains. On factoid multi-hop
-questions the second-hop document ("the director of *Big Stone Gap* is based in which
-city?" needs the director's own page) is rarely similar to the question, so flat top-k
-misses it, and a reasoning-schema extractor rarely finds a causal chain through it.
-What does connect the two documents is an entity: the first document *mentions* the
-second one's topic ("… directed by Adriana Trigiani"). These functions build that
-document-level bridge graph and use it to pick documents:
+The paper's evidence ``D_P`` is the text behind the kept chains. The default budget
+adds documents linked to them, by entity bridges and near-miss triples
+(:mod:`sarg_integrations.links`, whose functions are re-exported here), and decides which
+chains come first:
 
-* :func:`document_topic`: a document's topic entity: its ``title`` metadata (without a
-  trailing ``(disambiguation)``), else the capitalised subject that opens its first
-  sentence ("Adriana Trigiani is …" → ``Adriana Trigiani``).
-* :func:`bridge_links`: document pairs where one mentions the other's topic, found in
-  time linear in the total text length (word n-gram lookup, no pairwise scan).
-* :func:`bridge_guided_selection`: start from the document most similar to the query;
-  each next pick is the most similar document linked to one already picked, or, when
-  none is linked, the most similar one left.
-* :func:`documents_linked_by_triples`: documents whose triples name what the chain
-  documents' triples name, though the graph did not merge the two nodes ("smaller wheat
-  harvest" / "wheat harvest in the northern provinces"): the links a chain missed.
 * :func:`anchored_chains`: the chains worth putting before the relevance fill: a chain
   through one of the most relevant documents, or one told across documents. A chain
   inside a single off-topic paragraph (common on encyclopedic text, where a causal
@@ -39,10 +25,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from sarg_integrations.links import (  # re-exported: this module's public names before
+    MAX_TOPIC_WORDS,
+    bridge_guided_selection,
+    bridge_links,
+    document_topic,
+    documents_linked_by_triples,
+    node_words,  # noqa: F401
+)
 from sarg_integrations.schema import (
     Direction,
     EvidencePassage,
@@ -60,9 +54,9 @@ __all__ = [
     "CHAIN_ANCHOR_ENTRY_MATCH",
     "CHAIN_ANCHOR_SHARE",
     "MAX_TOPIC_WORDS",
-    "CompiledEvidence",
     "NO_ANCHORED_CHAINS",
     "NO_CHAINS_IN_EVIDENCE",
+    "CompiledEvidence",
     "anchored_chains",
     "asks_cause_or_effect",
     "backed_chains",
@@ -70,13 +64,10 @@ __all__ = [
     "bridge_links",
     "chain_evidence",
     "compile_evidence",
-    "documents_linked_by_triples",
     "document_topic",
+    "documents_linked_by_triples",
     "fill_evidence",
 ]
-
-MAX_TOPIC_WORDS = 8
-"""Topics longer than this many words are ignored (a sentence, not a name)."""
 
 CHAIN_ANCHOR_SHARE = 0.3
 """Under the evidence budget, a chain's documents come first only if one of them is among
@@ -92,130 +83,6 @@ ESTER questions (0.85-0.95: the same answer recall, 0.8 loses one question) and 
 causal stories; factoid questions do not use anchoring."""
 
 _WORD = re.compile(r"\w+")
-_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
-# The capitalised words that open a sentence, up to a copula, a comma or a parenthesis:
-# "Adriana Trigiani is an author" / "Winner (Hangul: 위너), often …".
-_LEAD_SUBJECT = re.compile(
-    r"^\s*((?:[A-Z0-9][\w'’.\-&:]*\s+){0,7}?[A-Z0-9][\w'’.\-&:]*)"
-    r"(?=\s*\(|\s*,|\s+(?:is|was|are|were|has|had|became|refers)\b)"
-)
-_ARTICLE = re.compile(r"^(?:The|A|An)\s+")
-
-
-def document_topic(document: SourceDocument) -> str | None:
-    """Return the entity ``document`` is about, or ``None`` when it cannot tell.
-
-    The ``title`` metadata wins (minus a trailing parenthesis such as ``(film)``);
-    otherwise the capitalised subject that opens the text, without a leading article.
-
-    Example:
-        >>> document_topic(SourceDocument("d", "Big Stone Gap is a 2014 film.",
-        ...                               {"title": "Big Stone Gap (film)"}))
-        'Big Stone Gap'
-        >>> document_topic(SourceDocument("d", "Adriana Trigiani is an author."))
-        'Adriana Trigiani'
-        >>> document_topic(SourceDocument("d", "rain causes floods.")) is None
-        True
-    """
-    title = document.metadata.get("title") if isinstance(document.metadata, Mapping) else None
-    if isinstance(title, str) and title.strip():
-        topic = _DISAMBIGUATION.sub("", title).strip() or title.strip()
-    else:
-        match = _LEAD_SUBJECT.match(document.text)
-        if match is None:
-            return None
-        topic = _ARTICLE.sub("", match.group(1).strip())
-    words = _WORD.findall(topic)
-    if not words or len(words) > MAX_TOPIC_WORDS or len("".join(words)) < 3:
-        return None
-    return topic
-
-
-def bridge_links(
-    documents: Sequence[SourceDocument], topics: Mapping[str, str | None] | None = None
-) -> dict[str, set[str]]:
-    """Link documents where one mentions the other's topic (an undirected graph).
-
-    A mention is the topic's exact word sequence (case-sensitive) in the other
-    document's text. Each text is scanned once against a table of topic word n-grams,
-    so the cost is linear in the total text length, not quadratic in documents.
-
-    Args:
-        documents: The retrieved documents.
-        topics: Document id → topic; default :func:`document_topic` of each document.
-
-    Returns:
-        Document id → ids of the documents it is linked to (every id is a key).
-
-    Example:
-        >>> docs = [SourceDocument("a", "Big Stone Gap was directed by Adriana Trigiani."),
-        ...         SourceDocument("b", "Adriana Trigiani is based in Greenwich Village."),
-        ...         SourceDocument("c", "Rain causes floods.")]
-        >>> links = bridge_links(docs)
-        >>> sorted(links["a"]), sorted(links["b"]), sorted(links["c"])
-        (['b'], ['a'], [])
-    """
-    if topics is None:
-        topics = {d.id: document_topic(d) for d in documents}
-    by_words: dict[tuple[str, ...], list[str]] = {}
-    for doc in documents:
-        topic = topics.get(doc.id)
-        if topic:
-            by_words.setdefault(tuple(_WORD.findall(topic)), []).append(doc.id)
-    links: dict[str, set[str]] = {d.id: set() for d in documents}
-    if not by_words:
-        return links
-    longest = max(len(k) for k in by_words)
-    for doc in documents:
-        words = _WORD.findall(doc.text)
-        for start in range(len(words)):
-            for size in range(1, min(longest, len(words) - start) + 1):
-                for other in by_words.get(tuple(words[start : start + size]), ()):
-                    if other != doc.id:
-                        links[doc.id].add(other)
-                        links[other].add(doc.id)
-    return links
-
-
-def bridge_guided_selection(
-    document_ids: Sequence[str],
-    relevance: Mapping[str, float],
-    links: Mapping[str, Iterable[str]],
-    count: int,
-) -> list[str]:
-    """Pick ``count`` documents, following bridges out of the most relevant one.
-
-    The first pick is the most relevant document. Each next pick is the most relevant
-    document linked to an already picked one; when no unpicked document is linked, the
-    most relevant one left. Ties go to the earlier document in ``document_ids``.
-
-    Args:
-        document_ids: The candidates, in their original order.
-        relevance: Document id → relevance to the query (e.g. cosine similarity).
-        links: Document id → linked ids (see :func:`bridge_links`).
-        count: How many documents to pick (fewer when there are fewer candidates).
-
-    Example:
-        >>> bridge_guided_selection(["a", "b", "c"], {"a": 0.9, "b": 0.1, "c": 0.5},
-        ...                         {"a": {"b"}, "b": {"a"}, "c": set()}, 2)
-        ['a', 'b']
-    """
-    position = {doc_id: i for i, doc_id in enumerate(document_ids)}
-    ranked = sorted(document_ids, key=lambda d: (-float(relevance.get(d, 0.0)), position[d]))
-    picked: list[str] = []
-    reachable: set[str] = set()
-    remaining = list(ranked)
-    while remaining and len(picked) < count:
-        choice = next((d for d in remaining if d in reachable), remaining[0])
-        picked.append(choice)
-        remaining.remove(choice)
-        reachable.update(links.get(choice, ()))
-    return picked
-
-
-# --------------------------------------------------------------------------- compile
-
-
 def asks_cause_or_effect(direction: Direction | str | None) -> bool:
     """Whether a query in ``direction`` asks for causes or effects (a causal question).
 
@@ -413,80 +280,6 @@ def compile_evidence(
     else:
         prompt = compile_flat_prompt(query, evidence, template)
     return CompiledEvidence(evidence, prompt, chains, fallback_reason)
-
-
-_STOP = frozenset(
-    "a an the of in on at to for from by with and or but as into over under than that this "
-    "these those its their his her our your it they he she we i be is are was were been being "
-    "has have had do does did not no more most less least very much many some any all each".split()
-)
-
-
-def node_words(name: str) -> frozenset[str]:
-    """Content words of a node name: lower-cased, stop words out, a plural ``s`` dropped.
-
-    Example:
-        >>> sorted(node_words("the wheat harvests in the northern provinces"))
-        ['harvest', 'northern', 'province', 'wheat']
-    """
-    words = (w.lower() for w in _WORD.findall(name))
-    return frozenset(
-        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-        for w in words
-        if w not in _STOP and not w.isdigit()
-    )
-
-
-def _touch(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Two node names name the same thing loosely: two content words in common."""
-    return len(a & b) >= 2
-
-
-def documents_linked_by_triples(
-    chain_document_ids: Sequence[str], triples: Sequence[Triple], rounds: int = 2
-) -> list[str]:
-    """Documents whose triples name what the chain documents' triples name.
-
-    The graph merges two nodes only when they are nearly the same phrase, so a story
-    told across documents can break where one document says "the smaller wheat harvest"
-    and another "the wheat harvest in the northern provinces". A document is linked
-    when one of its triples' causes or effects shares two content words
-    (:func:`node_words`) with a cause or effect of a triple already in the evidence;
-    ``rounds`` repeats that from the newly linked documents. Documents without
-    triples (attributive distractors) are never linked.
-
-    Returns:
-        The linked document ids, by round, then in the order of ``triples``.
-
-    Example:
-        >>> t = [Triple("drought", "shrank", "wheat harvest in the provinces", document_id="a"),
-        ...      Triple("smaller wheat harvest", "pushed up", "flour prices", document_id="b"),
-        ...      Triple("flour prices", "forced", "bread price rise", document_id="c"),
-        ...      Triple("museum", "opened", "new wing", document_id="d")]
-        >>> documents_linked_by_triples(["a"], t)
-        ['b', 'c']
-    """
-    taken = set(chain_document_ids)
-    frontier = [
-        node_words(name) for t in triples if t.document_id in taken for name in (t.cause, t.effect)
-    ]
-    linked: list[str] = []
-    for _ in range(rounds):
-        found: list[str] = []
-        for t in triples:
-            if t.document_id in taken or t.document_id in found:
-                continue
-            names = (node_words(t.cause), node_words(t.effect))
-            if any(_touch(a, b) for a in names for b in frontier):
-                found.append(t.document_id)
-        if not found:
-            break
-        linked += found
-        taken.update(found)
-        frontier = [
-            node_words(name) for t in triples if t.document_id in found for name in (t.cause, t.effect)
-        ]
-    return linked
 
 
 def anchored_chains(

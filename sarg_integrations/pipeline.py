@@ -14,9 +14,8 @@ relevance picks; see :mod:`sarg_integrations.evidence`).
 
 from __future__ import annotations
 
-import os
-
 import asyncio
+import os
 import time
 from collections.abc import Iterable
 from typing import Any

@@ -11,7 +11,6 @@ import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
-from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
@@ -20,6 +19,7 @@ from sarg_integrations.evidence import (
     bridge_links,
     document_topic,
 )
+from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType
 
 # ----------------------------------------------------------------------------- topics
 

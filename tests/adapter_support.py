@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+from fakes import HashingEmbedder, PatternExtractor
 
 from sarg_integrations import (
     CueWordDirectionClassifier,
@@ -16,8 +16,16 @@ from sarg_integrations import (
 )
 
 QUERY = "What does heavy rain lead to?"
-# "Why ..." is a backward question; "heavy rain" has no cause in the corpus -> fallback.
-FALLBACK_QUERY = "Why is there heavy rain?"
+# Nothing in the corpus is like the museum: no entry node -> fallback. (A question about
+# heavy rain always finds chains: when "why" finds no cause, the walk widens to both ways.)
+FALLBACK_QUERY = "Why did the museum close early?"
+
+
+class CorpusKeyphrases:
+    """"heavy rain" for the corpus's questions; any other question is its own key phrase."""
+
+    def extract(self, query: str) -> list[str]:
+        return ["heavy rain"] if "heavy rain" in query.lower() else [query]
 
 CORPUS: list[dict[str, Any]] = [
     {
@@ -37,7 +45,7 @@ def components() -> dict[str, Any]:
     return {
         "extractor": PatternExtractor(),
         "embedder": HashingEmbedder(),
-        "keyphrase_extractor": FixedKeyphrases("heavy rain"),
+        "keyphrase_extractor": CorpusKeyphrases(),
         "direction_classifier": CueWordDirectionClassifier(),
     }
 

@@ -144,7 +144,7 @@ def test_paper_fallback_returns_copies_of_every_document() -> None:
     out = transformer(evidence_budget=None).invoke({"query": FALLBACK_QUERY, "documents": docs})
     assert [d.id for d in out] == [d.id for d in docs]  # no chains document, nothing lost
     assert all(d.metadata["sarg"]["fallback"] for d in out)
-    assert "backward" in out[0].metadata["sarg"]["fallback_reason"]
+    assert "no graph node is similar enough" in out[0].metadata["sarg"]["fallback_reason"]
     assert all("sarg" not in d.metadata for d in docs)
 
 

@@ -100,6 +100,19 @@ def test_fallback_when_entry_has_no_neighbour_in_the_direction():
     assert all(doc["text"] in result.prompt for doc in STORY)
 
 
+def test_a_predicted_direction_with_no_neighbour_widens_to_both_ways():
+    # "Why …?" is backward, but the corpus gives heavy rain no cause: rather than fall
+    # back, the walk goes both ways from the entry node, and says so.
+    result = make().run("Why is there heavy rain?", STORY)
+    assert result.direction.direction is Direction.BACKWARD  # the prediction is kept
+    assert result.stats["direction_widened"] == 1 and not result.used_fallback
+    assert result.chains and {c.direction for c in result.chains} == {Direction.BIDIRECTIONAL}
+    assert result.chains[0].nodes[:2] == ("Heavy rain", "river flooding")
+    found = make().run("What does heavy rain lead to?", STORY)
+    assert found.stats["direction_widened"] == 0
+    assert {c.direction for c in found.chains} == {Direction.FORWARD}
+
+
 def test_default_fallback_keeps_the_most_relevant_documents_within_the_budget():
     result = make(keyphrase_extractor=FixedKeyphrases("volcano eruption")).run("heavy rain?", STORY)
     assert result.used_fallback and "## Context" in result.prompt

@@ -117,8 +117,9 @@ class SARGConfig:
             and the budget is filled in order of trust: the documents behind those
             chains, the documents linked to them by near-miss triples (both kept whole,
             even past the budget), then documents by bridge-guided relevance while they
-            fit. For any other question the budget is filled by bridge-guided relevance
-            alone and only the chains those documents back stay. On fallback the
+            fit. For any other question the documents of chains told across documents
+            come first, then bridge-guided relevance, and of the other chains only those
+            the filled documents back stay. On fallback the
             relevance picks replace the whole context
             (:func:`~sarg_integrations.evidence.compile_evidence`). ``None``: the paper's
             evidence (chain documents only; every document on fallback), as in

@@ -238,7 +238,8 @@ def compile_evidence(
         stats["evidence_budget_words"] = words
         if fallback_reason is None and not asks_cause_or_effect(direction):
             evidence, chains, fallback_reason = _relevance_first_evidence(
-                documents, chains, embedder, query_vector, stats, words, relevance
+                documents, chains, embedder, query_vector, stats, words, relevance,
+                sentences=config.evidence == "sentences",
             )
         else:
             if fallback_reason is None:
@@ -335,6 +336,8 @@ def _relevance_first_evidence(
     stats: dict[str, Any],
     budget_words: int,
     relevance: Mapping[str, float],
+    *,
+    sentences: bool = False,
 ) -> tuple[list[EvidencePassage], list[ReasoningChain], str | None]:
     """The budget policy for a query that asks neither for causes nor effects.
 
@@ -350,7 +353,7 @@ def _relevance_first_evidence(
     """
     stats["evidence_linked"] = 0
     across = [chain for chain in chains if len(chain.document_ids) >= 2]
-    first = chain_evidence(documents, across)
+    first = chain_evidence(documents, across, sentences=sentences)
     filled = first + fill_evidence(
         documents, first, None, embedder, query_vector, stats,
         budget_words=budget_words, relevance=relevance,

@@ -232,27 +232,28 @@ def compile_evidence(
     if (count is not None or budget is not None) and query_vector is None:
         query_vector = embedder.embed([query])
     chains = list(chains)
+    sentences = config.evidence == "sentences"
+    relevance = None
+    words = 0
     if budget is not None:
         relevance = document_relevance(documents, embedder, query_vector)
         words = round(budget * sum(_word_count(d.text) for d in documents))
         stats["evidence_budget_words"] = words
-        if fallback_reason is None and not asks_cause_or_effect(direction):
-            evidence, chains, fallback_reason = _relevance_first_evidence(
-                documents, chains, embedder, query_vector, stats, words, relevance,
-                sentences=config.evidence == "sentences",
-            )
-        else:
-            if fallback_reason is None:
-                anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
-                stats["chains_unanchored"] = len(chains) - len(anchored)
-                if chains and not anchored:
-                    fallback_reason = NO_ANCHORED_CHAINS
-                chains = anchored
-            evidence = (
-                chain_evidence(documents, chains, sentences=config.evidence == "sentences")
-                if fallback_reason is None
-                else []
-            )
+    if budget is not None and fallback_reason is None and not asks_cause_or_effect(direction):
+        evidence, chains, fallback_reason = _relevance_first_evidence(
+            documents, chains, embedder, query_vector, stats, words, relevance, sentences=sentences
+        )
+    else:
+        if budget is not None and fallback_reason is None:
+            anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
+            stats["chains_unanchored"] = len(chains) - len(anchored)
+            if chains and not anchored:
+                fallback_reason = NO_ANCHORED_CHAINS
+            chains = anchored
+        evidence = chain_evidence(documents, chains, sentences=sentences) if fallback_reason is None else []
+        if count is not None:
+            evidence += fill_evidence(documents, evidence, count, embedder, query_vector, stats)
+        elif budget is not None:
             if evidence:
                 # Kept whole even past the budget: they carry the chain's missing links (a
                 # variant that made them fit the budget scored lower on ESTER, 87.5 vs 89.1 %).
@@ -262,19 +263,9 @@ def compile_evidence(
                 documents, evidence, None, embedder, query_vector, stats,
                 budget_words=words, relevance=relevance,
             )
-    else:
-        evidence = (
-            chain_evidence(documents, chains, sentences=config.evidence == "sentences")
-            if fallback_reason is None
-            else []
-        )
-        if count is not None:
-            evidence += fill_evidence(documents, evidence, count, embedder, query_vector, stats)
         elif fallback_reason is not None:
             evidence = [
-                EvidencePassage(d.id, d.text, (), dict(d.metadata))
-                for d in documents
-                if d.text.strip()
+                EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in documents if d.text.strip()
             ]
     if fallback_reason is None:
         prompt = compile_prompt(query, chains, evidence, template)

@@ -134,19 +134,22 @@ def _merge(triples: list[Triple], extra: Sequence[Triple]) -> None:
     exact: dict[tuple[Any, str], list[Triple]] = {}
     blocks: dict[int, list[Triple]] = {}
 
+    def spanned(triple: Triple) -> range:
+        """The buckets the triple's sentence span covers (none without a span)."""
+        if triple.sentence_span is None:
+            return range(0)
+        start, end = triple.sentence_span
+        return range(start // _SPAN_BLOCK, max(start, end - 1) // _SPAN_BLOCK + 1)
+
     def add(triple: Triple) -> None:
         exact.setdefault((triple.sentence_span, triple.sentence), []).append(triple)
-        if triple.sentence_span is not None:
-            start, end = triple.sentence_span
-            for block in range(start // _SPAN_BLOCK, max(start, end - 1) // _SPAN_BLOCK + 1):
-                blocks.setdefault(block, []).append(triple)
+        for block in spanned(triple):
+            blocks.setdefault(block, []).append(triple)
 
     def candidates(triple: Triple) -> list[Triple]:
         found = list(exact.get((triple.sentence_span, triple.sentence), ()))
-        if triple.sentence_span is not None:
-            start, end = triple.sentence_span
-            for block in range(start // _SPAN_BLOCK, max(start, end - 1) // _SPAN_BLOCK + 1):
-                found.extend(blocks.get(block, ()))
+        for block in spanned(triple):
+            found.extend(blocks.get(block, ()))
         seen: set[int] = set()
         return [t for t in found if not (id(t) in seen or seen.add(id(t)))]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -79,9 +78,6 @@ def repr_html(result: SARGResult, *, graph: bool = True) -> str:
     return "\n".join(parts)
 
 
-_md = markdown_inline
-
-
 def repr_markdown(result: SARGResult, *, mermaid: bool = True) -> str:
     """The Markdown display: direction, chains with citations, graph size, timings.
 
@@ -90,7 +86,7 @@ def repr_markdown(result: SARGResult, *, mermaid: bool = True) -> str:
     """
     d = result.direction
     lines = [
-        f"**SARG** \u2014 {_md(result.query)}",
+        f"**SARG** \u2014 {markdown_inline(result.query)}",
         "",
         f"- direction: **{d.direction.value}** (confidence {d.confidence:.2f})"
         if d
@@ -99,17 +95,17 @@ def repr_markdown(result: SARGResult, *, mermaid: bool = True) -> str:
         f"({len(result.triples)} triples from {len(result.document_ids)} documents)",
     ]
     if result.entry_nodes:
-        lines.append("- entry nodes: " + ", ".join(_md(x.node) for x in result.entry_nodes))
+        lines.append("- entry nodes: " + ", ".join(markdown_inline(x.node) for x in result.entry_nodes))
     if result.fallback_reason:
-        lines.append(f"- fallback: {_md(result.fallback_reason)}")
+        lines.append(f"- fallback: {markdown_inline(result.fallback_reason)}")
     timings = _timings(result)
     if timings:
-        lines.append("- timings (ms): " + ", ".join(f"{_md(n)} {v:.1f}" for n, v in timings))
+        lines.append("- timings (ms): " + ", ".join(f"{markdown_inline(n)} {v:.1f}" for n, v in timings))
     lines.append("")
     for number, chain in enumerate(result.chains, start=1):
-        cites = " ".join(f"\\[{_md(doc)}\\]" for doc in chain.document_ids)
+        cites = " ".join(f"\\[{markdown_inline(doc)}\\]" for doc in chain.document_ids)
         lines.append(
-            f"{number}. {_md(chain.to_text())} \u2014 score {chain.score:.3f}, cites {cites}"
+            f"{number}. {markdown_inline(chain.to_text())} \u2014 score {chain.score:.3f}, cites {cites}"
         )
     if mermaid and result.graph.number_of_nodes:
         lines.extend(["", "```mermaid", to_mermaid(result).rstrip(), "```"])

@@ -337,10 +337,11 @@ def make_extractor(name: str, schema: str) -> object:
         return RuleBasedExtractor(schema=schema, nlp=load_spacy())
     if name == "tagger":
         return TaggerExtractor.load()
-    if name == "union":
+    if name == "union" or name.startswith("union:"):
         from sarg_integrations.extraction.union import UnionExtractor
 
-        return UnionExtractor(TaggerExtractor.load(), RuleBasedExtractor(nlp=load_spacy()))
+        tagger = TaggerExtractor.load(name.partition(":")[2] or None)
+        return UnionExtractor(tagger, RuleBasedExtractor(nlp=load_spacy()))
     return TaggerExtractor.load(name)
 
 
@@ -359,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         "--extractors",
         default="rules,tagger",
         help="comma-separated, run side by side: rules, tagger (the shipped model), union "
-        "(tagger + the rules' cues), or a folder written by `sarg train-extractor`",
+        "(tagger + the rules' cues), union:DIR (the same over another tagger), or a folder "
+        "written by `sarg train-extractor`",
     )
     parser.add_argument("--json", type=Path, default=None, help="write the figures to this file")
     args = parser.parse_args(argv)

@@ -12,7 +12,7 @@ import random
 from pathlib import Path
 
 SEED = 13
-PER_CLASS = 560
+PER_CLASS = 700
 OUT = Path(__file__).resolve().parents[2] / "sarg_integrations" / "data" / "direction_queries.jsonl"
 
 # Event noun phrases per domain: each can be a cause or an effect; the label comes from
@@ -328,6 +328,101 @@ BIDIRECTIONAL = [
     "What mechanism connects {x} with {y}?",
 ]
 
+# News-style questions name a whole clause, not a noun phrase ("Why did the king arrive
+# in Lisbon?", "What happened after shares plunged?"); the frame still decides the label.
+# Each clause: (subject, base verb phrase, past, -ing form, passive participle phrase).
+CLAUSES = [
+    ("the city council", "raise parking fees", "raised parking fees", "raising parking fees", "criticised"),
+    ("the central bank", "cut its lending rate", "cut its lending rate", "cutting its lending rate", "overruled"),
+    ("the dock workers", "call a strike", "called a strike", "calling a strike", "locked out"),
+    ("the farmers", "abandon their fields", "abandoned their fields", "abandoning their fields", "compensated"),
+    ("the finance minister", "resign", "resigned", "resigning", "dismissed"),
+    ("the river", "burst its banks", "burst its banks", "bursting its banks", "dammed"),
+    ("the carmaker", "recall its trucks", "recalled its trucks", "recalling its trucks", "fined"),
+    ("the troops", "withdraw from the border", "withdrew from the border", "withdrawing from the border", "redeployed"),
+    ("the Duke of Arlen", "arrive in Lisbon", "arrived in Lisbon", "arriving in Lisbon", "welcomed in Lisbon"),
+    ("the patients", "stay longer in hospital", "stayed longer in hospital", "staying longer in hospital", "moved to another ward"),
+    ("share prices", "fall sharply", "fell sharply", "falling sharply", "propped up"),
+    ("the airline", "cancel its flights", "cancelled its flights", "cancelling its flights", "grounded"),
+    ("the police", "close the main road", "closed the main road", "closing the main road", "called to the square"),
+    ("the appeals court", "overturn the verdict", "overturned the verdict", "overturning the verdict", "asked to rule again"),
+    ("Halvorsen Steel", "shut its smelter", "shut its smelter", "shutting its smelter", "taken over"),
+    ("the president", "veto the budget", "vetoed the budget", "vetoing the budget", "impeached"),
+    ("the protesters", "block the highway", "blocked the highway", "blocking the highway", "dispersed"),
+    ("the national team", "lose the final", "lost the final", "losing the final", "disqualified"),
+    ("Prime Minister Okafor", "call early elections", "called early elections", "calling early elections", "voted out"),
+    ("the hospital", "turn away patients", "turned away patients", "turning away patients", "put under review"),
+    ("the refinery", "stop deliveries", "stopped deliveries", "stopping deliveries", "evacuated"),
+    ("the opposition party", "boycott the vote", "boycotted the vote", "boycotting the vote", "banned"),
+    ("the villagers", "leave their homes", "left their homes", "leaving their homes", "relocated"),
+    ("the museum", "close early", "closed early", "closing early", "sold"),
+    ("the software update", "crash the servers", "crashed the servers", "crashing the servers", "rolled back"),
+    ("the peacekeeping force", "expand its patrols", "expanded its patrols", "expanding its patrols", "reinforced"),
+    ("the insurer", "raise premiums", "raised premiums", "raising premiums", "sued"),
+    ("the mayor", "ban the rally", "banned the rally", "banning the rally", "arrested"),
+    ("the coral reef", "lose its colour", "lost its colour", "losing its colour", "protected"),
+    ("wheat prices", "double", "doubled", "doubling", "capped"),
+]
+FORWARD_CLAUSE = [
+    "What happened after {s} {past}?",
+    "What happened when {s} {past}?",
+    "What would happen if {s} {past}?",
+    "What may happen if {s} {past}?",
+    "What was the result of {s} {ing}?",
+    "What resulted from {s} {ing}?",
+    "What came of {s} {ing}?",
+    "What did {s} {ing_subject} lead to?",
+    "What could be expected to happen after {s} {past}?",
+    "What will {s} {ing_subject} do to {t}?",
+    "What is likely to follow if {s} {past}?",
+    "What did {s} {base} set off?",
+    "What was the result of {x}?",
+    "What resulted from {x}?",
+    "What could be expected to happen after {x}?",
+    "What might occur after {x}?",
+]
+BACKWARD_CLAUSE = [
+    "Why did {s} {base}?",
+    "Why was {s} {passive}?",
+    "Why will {s} likely {base}?",
+    "Why does {s} want to {base}?",
+    "Why had {s} {past}?",
+    "What caused {s} to {base}?",
+    "What made {s} {base}?",
+    "What led {s} to {base}?",
+    "What prompted {s} to {base}?",
+    "What led to {s} {ing}?",
+    "What will lead to {s} {ing}?",
+    "What did {s} do to be {passive}?",
+    "How did {s} come to {base}?",
+    "What contributed to {x}?",
+    "What might have contributed to {x}?",
+    "What will lead to {x}?",
+]
+# The same clauses under frames that ask for neither causes nor effects.
+NEUTRAL_CLAUSE = [
+    "When did {s} {base}?",
+    "Where did {s} {base}?",
+    "In which year did {s} {base}?",
+    "Who announced that {s} {past}?",
+    "How many times has {s} been {passive}?",
+    "Which newspaper reported that {s} {past}?",
+]
+CLAUSE_SHARE = {"forward": 0.35, "backward": 0.35, "bidirectional": 0.12}
+
+
+def _clause_query(rng: random.Random, label: str, x: str, t: str) -> str:
+    subject, base, past, ing, passive = rng.choice(CLAUSES)
+    template = rng.choice(
+        {"forward": FORWARD_CLAUSE, "backward": BACKWARD_CLAUSE, "bidirectional": NEUTRAL_CLAUSE}[label]
+    )
+    query = template.format(
+        s=subject, base=base, past=past, ing=ing, passive=passive, x=x, t=t,
+        ing_subject=ing,
+    )
+    return query[0].upper() + query[1:]
+
+
 # Multi-hop factoid bridge and comparison questions (HotpotQA / MuSiQue / 2Wiki style).
 # Invented or generic fillers so no real evaluation question is reproduced.
 PEOPLE = [
@@ -524,6 +619,13 @@ def _expand(rng: random.Random, label: str, n: int) -> list[dict]:
         x = rng.choice(EVENTS[domain])
         y = rng.choice([e for e in EVENTS[domain] if e != x])
         t = rng.choice(TARGETS[domain])
+        if rng.random() < CLAUSE_SHARE[label]:
+            query = _clause_query(rng, label, x, t)
+            if query not in seen:
+                seen.add(query)
+                rows.append({"query": query, "label": label, "domain": domain,
+                             "style": "clause", "source": "template"})
+            continue
         if label == "forward":
             template, style = rng.choice(FORWARD), "effect-seeking"
         elif label == "backward":

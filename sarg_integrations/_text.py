@@ -1,4 +1,4 @@
-"""Character classes for escaping untrusted text (prompts, terminal, citations).
+"""Text helpers: escaping untrusted text (prompts, terminal, citations), and words.
 
 Retrieved documents, their ids and the query (end-user text in the adapters) are all
 untrusted. What counts as a *line break* must be what a reader counts, not only ``"\\n"``:
@@ -21,7 +21,22 @@ __all__ = [
     "markdown_code",
     "markdown_inline",
     "terminal_safe",
+    "words",
 ]
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as written (runs of ``\\w``): the one word split that the
+    evidence budget, the document links and the union's span matching share.
+
+    Example:
+        >>> words("Heavy rain -- 40 mm -- flooded Main St.")
+        ['Heavy', 'rain', '40', 'mm', 'flooded', 'Main', 'St']
+    """
+    return _WORD.findall(text)
+
 
 # Every character str.splitlines() treats as a line boundary ("\r\n" is two of them).
 LINE_BREAK_CLASS = "\\n\\r\\x0b\\x0c\\x1c\\x1d\\x1e\\x85\\u2028\\u2029"

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.schema import Direction
 
@@ -350,7 +351,7 @@ class SARGConfig:
 
     def _check_int(self, name: str, minimum: int, maximum: int | None) -> None:
         value = getattr(self, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        if not is_whole(value, minimum):
             msg = f"{name}={value!r} must be an integer >= {minimum}"
             raise ConfigError(msg, field=name, value=value)
         if maximum is not None and value > maximum:

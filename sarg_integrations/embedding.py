@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.errors import InputError
 
 __all__ = ["CachedEmbedder", "Embedder", "SentenceTransformerEmbedder", "cosine_matrix"]
@@ -47,7 +48,7 @@ class SentenceTransformerEmbedder:
     def __init__(
         self, model_path: str | None = None, *, batch_size: int = 64, device: str = "cpu"
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        if not is_whole(batch_size, 1):
             msg = f"batch_size={batch_size!r} must be a positive integer"
             raise InputError(msg, argument="batch_size", value=batch_size)
         self.model_path = model_path

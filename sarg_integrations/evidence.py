@@ -24,11 +24,11 @@ Everything here is pure and deterministic (ties go to the earlier document).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from sarg_integrations._text import words
 from sarg_integrations.links import (  # re-exported: this module's public names before
     MAX_TOPIC_WORDS,
     bridge_guided_selection,
@@ -82,7 +82,6 @@ anchored whatever its documents' relevance (:func:`anchored_chains`). Checked on
 ESTER questions (0.85-0.95: the same answer recall, 0.8 loses one question) and the
 causal stories; factoid questions do not use anchoring."""
 
-_WORD = re.compile(r"\w+")
 def asks_cause_or_effect(direction: Direction | str | None) -> bool:
     """Whether a query in ``direction`` asks for causes or effects (a causal question).
 
@@ -381,7 +380,7 @@ def document_relevance(
 
 
 def _word_count(text: str) -> int:
-    return len(_WORD.findall(text))
+    return len(words(text))
 
 
 def chain_evidence(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from sarg_integrations import _text
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = [
@@ -41,7 +42,6 @@ __all__ = [
 MAX_TOPIC_WORDS = 8
 """Topics longer than this many words are ignored (a sentence, not a name)."""
 
-_WORD = re.compile(r"\w+")
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
 # The capitalised words that open a sentence, up to a copula, a comma or a parenthesis:
 # "Adriana Trigiani is an author" / "Winner (Hangul: 위너), often …".
@@ -75,7 +75,7 @@ def document_topic(document: SourceDocument) -> str | None:
         if match is None:
             return None
         topic = _ARTICLE.sub("", match.group(1).strip())
-    words = _WORD.findall(topic)
+    words = _text.words(topic)
     if not words or len(words) > MAX_TOPIC_WORDS or len("".join(words)) < 3:
         return None
     return topic
@@ -111,13 +111,13 @@ def bridge_links(
     for doc in documents:
         topic = topics.get(doc.id)
         if topic:
-            by_words.setdefault(tuple(_WORD.findall(topic)), []).append(doc.id)
+            by_words.setdefault(tuple(_text.words(topic)), []).append(doc.id)
     links: dict[str, set[str]] = {d.id: set() for d in documents}
     if not by_words:
         return links
     longest = max(len(k) for k in by_words)
     for doc in documents:
-        words = _WORD.findall(doc.text)
+        words = _text.words(doc.text)
         for start in range(len(words)):
             for size in range(1, min(longest, len(words) - start) + 1):
                 for other in by_words.get(tuple(words[start : start + size]), ()):
@@ -180,7 +180,7 @@ def node_words(name: str) -> frozenset[str]:
         >>> sorted(node_words("the wheat harvests in the northern provinces"))
         ['harvest', 'northern', 'province', 'wheat']
     """
-    words = (w.lower() for w in _WORD.findall(name))
+    words = (w.lower() for w in _text.words(name))
     return frozenset(
         w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
         for w in words

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.direction.base import (
     LABELS,
     MAX_QUERY_CHARS,
@@ -492,7 +493,7 @@ class DirectionClassifier(BaseDirectionClassifier):
             raise ModelLoadError(damaged.format(reason)) from None
         buckets = data.get("ngram_buckets", 0)
         dimension = data.get("dimension")
-        if not _whole(dimension, 1) or not _whole(buckets, 0):
+        if not is_whole(dimension, 1) or not is_whole(buckets, 0):
             reason = (
                 f"dimension={dimension!r} and ngram_buckets={buckets!r} must be whole "
                 "numbers >= 1 and >= 0"
@@ -532,10 +533,6 @@ class DirectionClassifier(BaseDirectionClassifier):
         except ModelLoadError as exc:
             msg = f"{str(file)!r}: {exc}"
             raise ModelLoadError(msg) from None
-
-
-def _whole(value: Any, minimum: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
 
 
 def check_margin(margin: Any) -> float:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.direction.base import LABELS, TRAINERS
 from sarg_integrations.direction.classifier import (
     BODY_DIR,
@@ -395,7 +396,7 @@ def train_direction_classifier(
         ("epochs", epochs, 1),
         ("batch_size", batch_size, 1),
     ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_whole(value, low):
             msg = f"{name}={value!r} must be an integer >= {low}"
             raise ConfigError(msg, field=name, value=value)
     if not (isinstance(learning_rate, (int, float)) and learning_rate > 0):

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.errors import InputError
 from sarg_integrations.schema import SourceDocument
 
@@ -249,7 +250,7 @@ class ESTERPassage:
 
 
 def _check_limit(limit: int | None) -> None:
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+    if limit is not None and not is_whole(limit, 1):
         msg = f"limit={limit!r} must be a positive integer or None (all)"
         raise InputError(msg, argument="limit", value=limit)
 

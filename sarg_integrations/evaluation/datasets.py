@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.errors import InputError
 from sarg_integrations.io import split_json_lines
 from sarg_integrations.schema import SourceDocument
@@ -157,10 +158,10 @@ def load_dataset(
         InputError: Unknown dataset, missing or malformed file, bad ``limit``.
     """
     _check_name(dataset)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+    if limit is not None and not is_whole(limit, 1):
         msg = f"limit={limit!r} must be a positive integer or None (all questions)"
         raise InputError(msg, argument="limit", value=limit)
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+    if not is_whole(offset, 0):
         msg = f"offset={offset!r} must be a non-negative integer (questions to skip)"
         raise InputError(msg, argument="offset", value=offset)
     file = Path(path) if path is not None else default_data_path(dataset)

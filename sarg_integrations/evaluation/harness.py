@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.errors import InputError
 from sarg_integrations.evaluation.datasets import EvalQuestion, load_dataset
 from sarg_integrations.evaluation.methods import (
@@ -251,7 +252,7 @@ def run_evaluation(
         InputError: Bad dataset, data path, ``limit``, or records of other settings.
     """
     if sweep_limit is not None and (
-        isinstance(sweep_limit, bool) or not isinstance(sweep_limit, int) or sweep_limit < 0
+        not is_whole(sweep_limit, 0)
     ):
         msg = f"sweep_limit={sweep_limit!r} must be a non-negative integer or None"
         raise InputError(msg, argument="sweep_limit", value=sweep_limit)

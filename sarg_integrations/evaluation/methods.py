@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.config import SCHEMAS, SARGConfig
 from sarg_integrations.embedding import CachedEmbedder, Embedder, cosine_matrix
 from sarg_integrations.errors import ModelLoadError
@@ -283,7 +284,7 @@ class MethodSuite:
         from sarg_integrations.embedding import SentenceTransformerEmbedder
 
         self.config = (config or SARGConfig()).replace(schema="reasoning", direction=None)
-        if isinstance(flat_top_k, bool) or not isinstance(flat_top_k, int) or flat_top_k < 1:
+        if not is_whole(flat_top_k, 1):
             from sarg_integrations.errors import ConfigError
 
             msg = f"flat_top_k={flat_top_k!r} must be a positive integer"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from sarg_integrations.errors import ConfigError
 from collections.abc import Collection
 
+from sarg_integrations._checks import is_whole
+from sarg_integrations.errors import ConfigError
 from sarg_integrations.extraction.base import ExtractionOutcome, stopped_outcome
 from sarg_integrations.schema import Triple
 
@@ -22,7 +23,7 @@ def check_max_sentence_chars(value: object) -> int | None:
         ...
         sarg_integrations.errors.ConfigError: max_sentence_chars=5 is invalid; pass an integer of at least 100 (default 5000), or None for no cap
     """
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 100):
+    if value is not None and not is_whole(value, 100):
         msg = (
             f"max_sentence_chars={value!r} is invalid; pass an integer of "
             "at least 100 (default 5000), or None for no cap"

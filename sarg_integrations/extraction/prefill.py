@@ -37,6 +37,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.documents import DocumentLike, coerce_documents
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.schema import SourceDocument
@@ -219,7 +220,7 @@ def prefill(
         ConfigError: ``batch_size`` < 1, or the factory's extractor has no
             ``fill_cache`` (it is not a caching extractor).
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+    if not is_whole(batch_size, 1):
         msg = f"batch_size={batch_size!r} is invalid; use a whole number >= 1, e.g. 32"
         raise ConfigError(msg, field="batch_size", value=batch_size)
     started = time.perf_counter()
@@ -272,7 +273,7 @@ class LocalExecutor:
     """
 
     def __init__(self, workers: int = 1) -> None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        if not is_whole(workers, 1):
             msg = f"workers={workers!r} is invalid; use a whole number >= 1, e.g. 4"
             raise ConfigError(msg, field="workers", value=workers)
         self.workers = workers

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.errors import ConfigError, MissingDependencyError
 from sarg_integrations.extraction.prefill import CacheFiller
 
@@ -50,7 +51,7 @@ class RayExecutor:
     def __init__(
         self, address: str | None = None, *, workers: int = 4, cpus_per_worker: float = 0.25
     ) -> None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        if not is_whole(workers, 1):
             msg = f"workers={workers!r} is invalid; use a whole number >= 1, e.g. 4"
             raise ConfigError(msg, field="workers", value=workers)
         if not isinstance(cpus_per_worker, (int, float)) or not cpus_per_worker > 0:

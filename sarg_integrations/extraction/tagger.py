@@ -38,9 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
+from sarg_integrations.extraction.rules_lexicon import _RESULT_ADVERBS
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 __all__ = [
@@ -243,7 +245,7 @@ class TaggerExtractor:
         max_sentence_chars: int | None = 5_000,
         precision: str = "float32",
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        if not is_whole(batch_size, 1):
             msg = f"batch_size={batch_size!r} is invalid; pass a positive integer (default 32)"
             raise ConfigError(msg, field="batch_size", value=batch_size)
         if precision not in PRECISIONS:
@@ -482,10 +484,11 @@ def _opens_sentence(text: str, relation: Any) -> bool:
     return len(text[:first].split()) <= 1
 
 
-# Connectives that join two clauses as cause and effect without a verb of their own.
-_CONNECTIVES = frozenset(
-    "so | and so | thus | hence | therefore | consequently | as a result | as a consequence "
-    "| so that | and | and this | which | which meant | this meant".split(" | ")
+# Connectives that join two clauses as cause and effect without a verb of their own: the
+# rules' result adverbs ("therefore", "thus" ...) and the conjunctions and phrases around them.
+_CONNECTIVES = _RESULT_ADVERBS | frozenset(
+    "so | and so | as a result | as a consequence | so that | and | and this | which "
+    "| which meant | this meant".split(" | ")
 )
 
 

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import inspect
-import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from sarg_integrations._text import words
 from sarg_integrations.extraction.base import STOPPED, ExtractionOutcome, TripleExtractor, stopped_outcome
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = ["UnionExtractor", "same_relation"]
 
-_WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    return {w.lower() for w in words(text)}
 
 
 def same_relation(a: Triple, b: Triple) -> bool:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.embedding import Embedder, cosine_matrix
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.extraction.llm.parsing import AnswerParseError, load_json_answer
@@ -224,7 +225,7 @@ class LLMEntityTyper:
     ) -> None:
         from sarg_integrations.models.sync import SyncModel
 
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        if not is_whole(batch_size, 1):
             msg = f"batch_size={batch_size!r} must be a positive integer, e.g. 40"
             raise ConfigError(msg, field="batch_size", value=batch_size)
         self.model = SyncModel(llm)

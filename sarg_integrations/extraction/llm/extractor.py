@@ -42,6 +42,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from sarg_integrations._checks import is_whole
 from sarg_integrations.config import check_deadline
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.extraction.base import ExtractionOutcome
@@ -475,7 +476,7 @@ def _check_document(document: Any, position: int | None = None) -> SourceDocumen
 
 
 def _check_int(name: str, value: Any, minimum: int, hint: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if not is_whole(value, minimum):
         msg = f"{name}={value!r} is invalid; use a whole number >= {minimum} ({hint})"
         raise ConfigError(msg, field=name, value=value)
 

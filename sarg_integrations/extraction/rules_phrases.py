@@ -388,6 +388,56 @@ def _update_context(ctx: _Context, sent: Span, last_effect: _Phrase | None) -> N
 
 
 _FUNCTION_POS = frozenset({"ADP", "DET", "PUNCT", "CCONJ", "SCONJ", "PART", "AUX", "SPACE"})
+# Verbs of saying, thinking and deciding name nothing by themselves ("experts say",
+# "Cineplex expects"): the clause they report is what a tagged span is about.
+_REPORTING_LEMMAS = frozenset(
+    "say tell report announce claim state believe think expect decide hope fear warn estimate "
+    "predict argue insist suggest add explain confirm show find know note reckon forecast "
+    "anticipate indicate reveal agree".split()
+)
+# "X is ready / likely / able to Y": the name keeps the adjective and the clause after it.
+_READINESS_WORDS = frozenset(
+    "ready likely unlikely able unable set due poised willing eager expected certain "
+    "bound".split()
+)
+
+
+def _reported_clause(root: Token, inside: set[int]) -> Token | None:
+    """The clause a reporting verb governs inside the span ("say [the move will improve …]").
+
+    ``None`` when ``root`` reports nothing, is negated ("did not expect"), or its clause
+    lies outside the span.
+    """
+    if root.pos_ not in _VERB_POS or root.lemma_.lower() not in _REPORTING_LEMMAS:
+        return None
+    if any(c.dep_ == "neg" for c in root.children):
+        return None
+    return next(
+        (c for c in root.children if c.dep_ in ("ccomp", "xcomp") and c.i in inside and c.pos_ in _VERB_POS),
+        None,
+    )
+
+
+def _readiness_clause(root: Token, budget: int, outside: frozenset[int]) -> list[Token]:
+    """``subject [not] ready to verb object`` for "Israel is ready to recognize a role", else ``[]``."""
+    if root.pos_ not in _VERB_POS:
+        return []
+    adjective = next(
+        (c for c in root.children if c.dep_ == "acomp" and c.lower_ in _READINESS_WORDS and c.i not in outside),
+        None,
+    )
+    clause = _first_child(adjective, ("xcomp",)) if adjective is not None else None
+    if clause is None or clause.i in outside or clause.pos_ not in _VERB_POS:
+        return []
+    subject = _subject_of(root)
+    named = (
+        _noun_core(subject, 3, outside)
+        if subject is not None and subject.i not in outside and not _is_pronominal(subject)
+        else []
+    )
+    negation = [c for c in root.children if c.dep_ == "neg" and c.i not in outside]
+    head = [*named, *negation, adjective]
+    return head + _clause_core(clause, max(budget - len(head), 2), outside)
 
 
 def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
@@ -417,8 +467,13 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         key=lambda t: (t.pos_ not in _FUNCTION_POS, sum(1 for s in t.subtree if s.i in inside), -t.i),
     )
     outside = frozenset(t.i for t in span.doc if t.i not in inside)
+    for _ in range(2):  # "officials said [experts expect [X to Y]]"
+        reported = _reported_clause(root, inside)
+        if reported is None:
+            break
+        root = reported
     if root.pos_ in _VERB_POS:
-        picked = _clause_core(root, budget, outside)
+        picked = _readiness_clause(root, budget, outside) or _clause_core(root, budget, outside)
     else:
         picked = _noun_core(root, budget, outside)
     # The small parser splits some noun compounds into sibling roots ("hospital | stays");

@@ -14,6 +14,7 @@ import html
 import re
 
 __all__ = [
+    "ABBREVIATION",
     "INVISIBLE_CLASS",
     "LINE_BREAK_CLASS",
     "escape_citation_id",
@@ -25,6 +26,13 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\w+")
+# A word ending in a full stop that does not end a sentence: titles, company suffixes,
+# months ("on Oct. 24 left 11 miners dead" is one sentence), Latin abbreviations, and
+# initials ("J.", "U.S.").
+ABBREVIATION = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Sen|Gov|Gen|Col|Lt|Rep|Rev|Jr|Sr|Inc|Corp|Co|Ltd|No|vs|etc|"
+    r"e\.g|i\.e|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)|\b[A-Z](?:\.[A-Z])*)\.$"
+)
 
 
 def words(text: str) -> list[str]:

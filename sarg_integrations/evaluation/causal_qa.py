@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from sarg_integrations._checks import is_whole
+from sarg_integrations._text import ABBREVIATION
 from sarg_integrations.errors import InputError
 from sarg_integrations.schema import SourceDocument
 
@@ -150,10 +151,6 @@ def classify_causal_question(question: str) -> str | None:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')]*\s+(?=[\"'(]?[A-Z0-9])")
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Sen|Gov|Gen|Col|Lt|Rep|Rev|Jr|Sr|Inc|Corp|Co|Ltd|No|vs|Jan|Feb|"
-    r"Mar|Apr|Aug|Sept?|Oct|Nov|Dec)|\b[A-Z](?:\.[A-Z])*)\.$"
-)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -177,7 +174,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for match in _SENTENCE_END.finditer(line):
             piece = line[start : match.start()].strip()
-            if _ABBREVIATION.search(piece.split(" ")[-1] if piece else ""):
+            if ABBREVIATION.search(piece.split(" ")[-1] if piece else ""):
                 continue
             pieces.append(line[start : match.start()].strip())
             start = match.end()

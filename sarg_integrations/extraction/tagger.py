@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from sarg_integrations._checks import is_whole
+from sarg_integrations._text import ABBREVIATION
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
@@ -60,7 +61,6 @@ DEFAULT_TAGGER_DIR = Path(__file__).resolve().parent.parent / "data" / "tagger"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*")
 _ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Inc|Ltd|Co|vs|etc|e\.g|i\.e|U\.S|U\.K)\.)$")
 _PRONOUN_CAUSE = re.compile(r"^(?:this|that|these|those|it|which|such)(?:\s+\w+)?$", re.IGNORECASE)
 
 _networks: dict[Path, tuple[Any, Any, Any]] = {}
@@ -81,7 +81,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        if match.group(0).strip("\"')] \t") == "" and _ABBREVIATION.search(text[start : match.start()]):
+        if match.group(0).strip("\"')] \t") == "" and ABBREVIATION.search(text[start : match.start()]):
             continue
         spans.append((start, match.start()))
         start = match.end()

@@ -229,6 +229,10 @@ def test_widen_to_words() -> None:
         ("The U.S. economy grew. Jobs rose.", ["The U.S. economy grew.", "Jobs rose."]),
         ("Mr. Smith resigned.\nShares fell", ["Mr. Smith resigned.", "Shares fell"]),
         ("It rose 3.5 percent. Then it fell.", ["It rose 3.5 percent.", "Then it fell."]),
+        # A month's abbreviation before a day does not end the sentence.
+        ("A blast on Oct. 24 left 11 miners dead. Rescue began.",
+         ["A blast on Oct. 24 left 11 miners dead.", "Rescue began."]),
+        ("Sen. Lugar and Gov. Bush met. They agreed.", ["Sen. Lugar and Gov. Bush met.", "They agreed."]),
         ("   ", []),
     ],
 )

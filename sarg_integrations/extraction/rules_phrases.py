@@ -402,6 +402,17 @@ _READINESS_WORDS = frozenset(
 )
 
 
+_NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "compound"})
+_CLAUSE_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "dobj", "aux", "auxpass", "mark", "neg", "prt"})
+
+
+def _mistagged_noun(tok: Token) -> bool:
+    """A "verb" in a noun's place with no clause of its own: the small tagger's reading
+    of nouns such as "surge", "cut" or "spike" ("the storm surge" → ``storm <- surge``).
+    """
+    return tok.dep_ in _NOMINAL_DEPS and not any(c.dep_ in _CLAUSE_DEPS for c in tok.children)
+
+
 def _reported_clause(root: Token, inside: set[int]) -> Token | None:
     """The clause a reporting verb governs inside the span ("say [the move will improve …]").
 
@@ -472,7 +483,7 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         if reported is None:
             break
         root = reported
-    if root.pos_ in _VERB_POS:
+    if root.pos_ in _VERB_POS and not _mistagged_noun(root):
         picked = _readiness_clause(root, budget, outside) or _clause_core(root, budget, outside)
     else:
         picked = _noun_core(root, budget, outside)

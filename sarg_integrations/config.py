@@ -43,6 +43,8 @@ class Setting:
         maximum: For integers that multiply the work (beam width, depth…): the largest
             valid value, so a typo or a hostile setting cannot run for minutes.
         low: For numbers in ``[low, 1]``: the lower bound (cosine similarities).
+        meaning: For those numbers: what the number is, for the error message
+            ("a cosine similarity", "a share of the retrieved words").
         choices: The valid values of a choice.
         option: The ``sarg run`` / ``sarg demo`` option, or ``None`` when not on the CLI.
         metavar: The option's placeholder in ``--help``.
@@ -53,6 +55,7 @@ class Setting:
     minimum: int | None = None
     maximum: int | None = None
     low: float | None = None
+    meaning: str = ""
     choices: tuple[Any, ...] | None = None
     option: str | None = None
     metavar: str | None = None
@@ -167,6 +170,7 @@ class SARGConfig:
         "core",
         "entry-node similarity threshold tau in [-1, 1]",
         low=-1.0,
+        meaning="a cosine similarity",
         option="--threshold",
         metavar="TAU",
     )
@@ -193,7 +197,11 @@ class SARGConfig:
         3, "core", "longest key phrase, in words", minimum=1, maximum=10
     )
     merge_threshold: float = _setting(
-        0.88, "core", "entity-resolution cosine in [0, 1] at which nodes merge", low=0.0
+        0.88,
+        "core",
+        "entity-resolution cosine in [0, 1] at which nodes merge",
+        low=0.0,
+        meaning="a cosine similarity",
     )
     schema: str = _setting(  # type: ignore[assignment]  # None: resolved from the strategy
         None,
@@ -236,6 +244,7 @@ class SARGConfig:
         "the chains anchored in the question, documents linked to them, then bridge-guided "
         "relevance; ignored with --evidence-fill",
         low=0.0,
+        meaning="a share of the retrieved words",
         option="--evidence-budget",
         metavar="SHARE",
     )
@@ -260,6 +269,7 @@ class SARGConfig:
         "tasr",
         "tasr: weight of the semantic score in the hybrid match, in [0, 1]",
         low=0.0,
+        meaning="the semantic score's weight",
         option="--tasr-alpha",
         metavar="A",
     )
@@ -268,6 +278,7 @@ class SARGConfig:
         "tasr",
         "tasr: least hybrid score of a selected document, in [0, 1]",
         low=0.0,
+        meaning="a hybrid match score",
         option="--tasr-threshold",
         metavar="THETA",
     )
@@ -292,7 +303,7 @@ class SARGConfig:
             if setting.minimum is not None:
                 self._check_int(name, setting.minimum, setting.maximum)
             elif setting.low is not None:
-                self._check_unit_float(name, low=setting.low)
+                self._check_unit_float(name, low=setting.low, meaning=setting.meaning)
         for name in ("schema", "evidence"):
             self._check_choice(name, described[name].choices or ())
         depth = self.tasr_taxonomy_depth
@@ -362,14 +373,14 @@ class SARGConfig:
             )
             raise ConfigError(msg, field=name, value=value)
 
-    def _check_unit_float(self, name: str, *, low: float) -> None:
+    def _check_unit_float(self, name: str, *, low: float, meaning: str) -> None:
         value = getattr(self, name)
         if (
             isinstance(value, bool)
             or not isinstance(value, (int, float))
             or not (low <= value <= 1.0)
         ):
-            what = " (a share of the retrieved words)" if name == "evidence_budget" else " (a cosine similarity)"
+            what = f" ({meaning})" if meaning else ""
             msg = f"{name}={value!r} must be a number between {low} and 1.0{what}"
             raise ConfigError(msg, field=name, value=value)
 

@@ -416,15 +416,17 @@ def _mistagged_noun(tok: Token) -> bool:
 def _reported_clause(root: Token, inside: set[int]) -> Token | None:
     """The clause a reporting verb governs inside the span ("say [the move will improve …]").
 
-    ``None`` when ``root`` reports nothing, is negated ("did not expect"), or its clause
-    lies outside the span.
+    Only a clause with its own subject (``ccomp``): "the company decided to close the
+    plant" keeps its name, "company decided to close plant", since the clause alone would
+    lose who acts. ``None`` when ``root`` reports nothing, is negated ("did not
+    expect"), or its clause lies outside the span.
     """
     if root.pos_ not in _VERB_POS or root.lemma_.lower() not in _REPORTING_LEMMAS:
         return None
     if any(c.dep_ == "neg" for c in root.children):
         return None
     return next(
-        (c for c in root.children if c.dep_ in ("ccomp", "xcomp") and c.i in inside and c.pos_ in _VERB_POS),
+        (c for c in root.children if c.dep_ == "ccomp" and c.i in inside and c.pos_ in _VERB_POS),
         None,
     )
 

@@ -38,6 +38,8 @@ def name(nlp, sentence: str) -> str:
         ("Israel is ready to recognize a European role.", "Israel ready to recognize European role"),
         ("The Fed move was not likely to push consumer prices higher.",
          "Fed move not likely to push consumer prices"),
+        # A clause without its own subject stays with the verb: it would lose who acts.
+        ("The company decided to close the plant in Ohio.", "company decided to close plant in Ohio"),
         # A negated report keeps its verb (dropping it would flip the meaning).
         ("Officials did not expect the dam to fail.", "officials not expect"),
         # The small tagger reads "surge" as a verb; in a noun's place, without a clause of

@@ -435,6 +435,8 @@ class TaggerExtractor:
                     sentence_text = sent.text
                 if not cause or not effect or cause.casefold() == effect.casefold():
                     continue
+                if _bare_pronoun(cause) or _bare_pronoun(effect):
+                    continue  # "it", "we": no concept the graph could resolve or link
                 effect_first = rel.cause is not None and not cross and rel.effect[0] < rel.cause[0]
                 relation = relation_label(signal, effect_first)
                 key = (cause.casefold(), relation, effect.casefold())
@@ -532,6 +534,24 @@ def _signal_text(text: str, relation: Any) -> str | None:
             end = span[0]
     piece = text[start:end].strip() if start < end else ""
     return piece or None
+
+
+# Pronouns and pronoun-like quantifiers that name nothing on their own. As a node, "it" of
+# one sentence would merge with "it" of another and link unrelated relations.
+_PRONOUN_NAMES = frozenset(
+    "it its they them their he him his she her we us our i me my you your this that these "
+    "those which who whom some others many one".split()
+)
+
+
+def _bare_pronoun(name: str) -> bool:
+    """Whether a node name is only a pronoun ("it", "We").
+
+    Example:
+        >>> _bare_pronoun("We"), _bare_pronoun("its cooling systems")
+        (True, False)
+    """
+    return name.strip().casefold() in _PRONOUN_NAMES
 
 
 def _name(doc: Any, span: tuple[int, int]) -> str:

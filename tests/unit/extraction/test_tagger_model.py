@@ -90,6 +90,14 @@ def test_a_clause_argument_holding_a_relation_links_through_it(tagger) -> None:
     assert "spoiled" in linked[0].cause_text  # the whole span stays on the triple
 
 
+def test_a_bare_pronoun_is_no_node(tagger) -> None:
+    # "it" of one sentence would merge with "it" of the next and link unrelated relations.
+    text = "It is being eroded by storms and the wind. We are investigating the alleged shooting."
+    triples = tagger.extract(SourceDocument("d", text))
+    names = {name.lower() for t in triples for name in (t.cause, t.effect)}
+    assert not names & {"it", "we"}, [(t.cause, t.relation, t.effect) for t in triples]
+
+
 def test_cross_sentence_connective_links_to_the_previous_sentence(tagger) -> None:
     text = ("Heavy rains flooded the main highway. As a result, deliveries to the town were delayed for a week.")
     triples = tagger.extract(SourceDocument("d", text))

@@ -64,7 +64,8 @@ def fincausal_sentences(path: Path, reported: Path) -> list[TaggedSentence]:
                     text=text[start:end], source=f"{path}:{number}", corpus="fincausal",
                     has_signals=False, group="fincausal/" + ".".join(index.split(".")[:2]),
                 ))
-                pair = SpanPair((c - start, c - start + len(cause)), (e - start, e - start + len(effect)))
+                cause_span = (c - start, c - start + len(cause))
+                pair = SpanPair(cause_span, (e - start, e - start + len(effect)))
                 if pair not in sentence.pairs:
                     sentence.pairs.append(pair)
                 break
@@ -183,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frozen-layers", type=int, default=0)
     parser.add_argument(
         "--fincausal", action="store_true",
-        help=f"also train on {FINCAUSAL_TRAIN} (tried 2026-12-02: FinCausal recall up, CNC and AltLex down; not shipped)",
+        help=f"also train on {FINCAUSAL_TRAIN} (tried 2026-12-02: FinCausal recall up, "
+        "CNC and AltLex down; not shipped)",
     )
     parser.add_argument("--synthetic", type=int, default=1200, help="template sentences added to training (never to selection)")
     args = parser.parse_args(argv)
@@ -191,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     sentences = read_training_files(files)
     data = dict(TRAIN_FILES)
     if args.fincausal:
-        sentences += fincausal_sentences(args.data_dir / FINCAUSAL_TRAIN, args.data_dir / FINCAUSAL_REPORTED)
+        sentences += fincausal_sentences(
+            args.data_dir / FINCAUSAL_TRAIN, args.data_dir / FINCAUSAL_REPORTED
+        )
         data[FINCAUSAL_TRAIN] = (
             "FinCausal 2021 practice set, same-sentence pairs, texts also in the 2020 trial "
             "left out (research use)"

@@ -371,9 +371,9 @@ FORWARD_CLAUSE = [
     "What was the result of {s} {ing}?",
     "What resulted from {s} {ing}?",
     "What came of {s} {ing}?",
-    "What did {s} {ing_subject} lead to?",
+    "What did {s} {ing} lead to?",
     "What could be expected to happen after {s} {past}?",
-    "What will {s} {ing_subject} do to {t}?",
+    "What will {s} {ing} do to {t}?",
     "What is likely to follow if {s} {past}?",
     "What did {s} {base} set off?",
     "What was the result of {x}?",
@@ -413,13 +413,9 @@ CLAUSE_SHARE = {"forward": 0.35, "backward": 0.35, "bidirectional": 0.12}
 
 def _clause_query(rng: random.Random, label: str, x: str, t: str) -> str:
     subject, base, past, ing, passive = rng.choice(CLAUSES)
-    template = rng.choice(
-        {"forward": FORWARD_CLAUSE, "backward": BACKWARD_CLAUSE, "bidirectional": NEUTRAL_CLAUSE}[label]
-    )
-    query = template.format(
-        s=subject, base=base, past=past, ing=ing, passive=passive, x=x, t=t,
-        ing_subject=ing,
-    )
+    frames = {"forward": FORWARD_CLAUSE, "backward": BACKWARD_CLAUSE, "bidirectional": NEUTRAL_CLAUSE}
+    template = rng.choice(frames[label])
+    query = template.format(s=subject, base=base, past=past, ing=ing, passive=passive, x=x, t=t)
     return query[0].upper() + query[1:]
 
 

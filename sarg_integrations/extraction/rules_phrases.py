@@ -400,10 +400,11 @@ _READINESS_WORDS = frozenset(
     "ready likely unlikely able unable set due poised willing eager expected certain "
     "bound".split()
 )
-
-
+# Where a noun stands, and what only a clause has (for verbs the small tagger misreads).
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "compound"})
-_CLAUSE_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "dobj", "aux", "auxpass", "mark", "neg", "prt"})
+_CLAUSE_DEPS = frozenset(
+    {"nsubj", "nsubjpass", "csubj", "dobj", "aux", "auxpass", "mark", "neg", "prt"}
+)
 
 
 def _mistagged_noun(tok: Token) -> bool:
@@ -432,11 +433,15 @@ def _reported_clause(root: Token, inside: set[int]) -> Token | None:
 
 
 def _readiness_clause(root: Token, budget: int, outside: frozenset[int]) -> list[Token]:
-    """``subject [not] ready to verb object`` for "Israel is ready to recognize a role", else ``[]``."""
+    """``subject [not] ready to verb object`` ("Israel is ready to recognize a role"), or ``[]``."""
     if root.pos_ not in _VERB_POS:
         return []
     adjective = next(
-        (c for c in root.children if c.dep_ == "acomp" and c.lower_ in _READINESS_WORDS and c.i not in outside),
+        (
+            c
+            for c in root.children
+            if c.dep_ == "acomp" and c.lower_ in _READINESS_WORDS and c.i not in outside
+        ),
         None,
     )
     clause = _first_child(adjective, ("xcomp",)) if adjective is not None else None
@@ -459,7 +464,10 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
     The span's root (the token whose head lies outside it) is rendered as a noun
     phrase or a short event clause, exactly as the rules name their own arguments,
     using only tokens inside the span. Learned extractors tag whole clauses; this keeps
-    their graph nodes short and resolvable, like the rules' nodes.
+    their graph nodes short and resolvable, like the rules' nodes. A span rooted in a verb
+    of saying or thinking is named by the clause it reports, when that clause has its own
+    subject ("experts say the move will improve training" → "move improve training"), and
+    "X is ready / likely to Y" keeps the adjective and the clause.
 
     Example:
         >>> from sarg_integrations._models import load_spacy  # doctest: +SKIP

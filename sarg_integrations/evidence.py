@@ -82,6 +82,7 @@ anchored whatever its documents' relevance (:func:`anchored_chains`). Checked on
 ESTER questions (0.85-0.95: the same answer recall, 0.8 loses one question) and the
 causal stories; factoid questions do not use anchoring."""
 
+
 def asks_cause_or_effect(direction: Direction | str | None) -> bool:
     """Whether a query in ``direction`` asks for causes or effects (a causal question).
 
@@ -249,7 +250,9 @@ def compile_evidence(
             if chains and not anchored:
                 fallback_reason = NO_ANCHORED_CHAINS
             chains = anchored
-        evidence = chain_evidence(documents, chains, sentences=sentences) if fallback_reason is None else []
+        evidence = (
+            chain_evidence(documents, chains, sentences=sentences) if fallback_reason is None else []
+        )
         if count is not None:
             evidence += fill_evidence(documents, evidence, count, embedder, query_vector, stats)
         elif budget is not None:
@@ -264,7 +267,9 @@ def compile_evidence(
             )
         elif fallback_reason is not None:
             evidence = [
-                EvidencePassage(d.id, d.text, (), dict(d.metadata)) for d in documents if d.text.strip()
+                EvidencePassage(d.id, d.text, (), dict(d.metadata))
+                for d in documents
+                if d.text.strip()
             ]
     if fallback_reason is None:
         prompt = compile_prompt(query, chains, evidence, template)

@@ -43,7 +43,12 @@ from sarg_integrations._text import ABBREVIATION
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
-from sarg_integrations.extraction.rules_lexicon import _RESULT_ADVERBS
+from sarg_integrations.extraction.rules_lexicon import (
+    _ENTITY_PRONOUNS,
+    _EVENT_PRONOUNS,
+    _RELATIVE_PRONOUNS,
+    _RESULT_ADVERBS,
+)
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 __all__ = [
@@ -81,7 +86,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        if match.group(0).strip("\"')] \t") == "" and ABBREVIATION.search(text[start : match.start()]):
+        bare_stop = match.group(0).strip("\"')] \t") == ""
+        if bare_stop and ABBREVIATION.search(text[start : match.start()]):
             continue
         spans.append((start, match.start()))
         start = match.end()
@@ -519,8 +525,9 @@ def _inner(relations: Sequence[Any], outer: Any, span: tuple[int, int] | None) -
 def _signal_text(text: str, relation: Any) -> str | None:
     """The signal's text, less any edge it shares with the cause or effect span.
 
-    The three heads tag independently, so a signal can swallow the last word of a cause
-    ("The power *cut shut down* the cooling systems"); the label is "shut down".
+    The signal head tags apart from the argument head, so a signal can swallow the last
+    word of a cause ("The power *cut shut down* the cooling systems"); the label is
+    "shut down".
     """
     if not relation.signal:
         return None
@@ -536,11 +543,16 @@ def _signal_text(text: str, relation: Any) -> str | None:
     return piece or None
 
 
-# Pronouns and pronoun-like quantifiers that name nothing on their own. As a node, "it" of
-# one sentence would merge with "it" of another and link unrelated relations.
-_PRONOUN_NAMES = frozenset(
-    "it its they them their he him his she her we us our i me my you your this that these "
-    "those which who whom some others many one".split()
+# Pronouns and pronoun-like quantifiers that name nothing on their own: the rules'
+# entity, event and relative pronouns, and the rest. As a node, "it" of one sentence would
+# merge with "it" of another and link unrelated relations.
+_PRONOUN_NAMES = (
+    _ENTITY_PRONOUNS
+    | _EVENT_PRONOUNS
+    | _RELATIVE_PRONOUNS
+    | frozenset(
+        "its their he him his she her we us our i me my you your some others many one".split()
+    )
 )
 
 

@@ -14,7 +14,6 @@ from sarg_integrations.schema import SourceDocument, Triple
 __all__ = ["UnionExtractor", "same_relation"]
 
 
-
 def _words(text: str) -> set[str]:
     return {w.lower() for w in words(text)}
 

@@ -1,4 +1,4 @@
-"""Text helpers: escaping untrusted text (prompts, terminal, citations), and words.
+"""Text helpers: escaping untrusted text (prompts, terminal, citations), words and sentences.
 
 Retrieved documents, their ids and the query (end-user text in the adapters) are all
 untrusted. What counts as a *line break* must be what a reader counts, not only ``"\\n"``:
@@ -21,6 +21,7 @@ __all__ = [
     "markdown_cell",
     "markdown_code",
     "markdown_inline",
+    "sentence_spans",
     "terminal_safe",
     "words",
 ]
@@ -33,6 +34,43 @@ ABBREVIATION = re.compile(
     r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Sen|Gov|Gen|Col|Lt|Rep|Rev|Jr|Sr|Inc|Corp|Co|Ltd|No|vs|etc|"
     r"e\.g|i\.e|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)|\b[A-Z](?:\.[A-Z])*)\.$"
 )
+
+
+# A stop, its closing quotes / brackets (group 1, kept with the sentence), space on the same
+# line, and a capital or digit; or a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])([\"')\]]*)[^\S\n]+(?=[\"'(\[]?[A-Z0-9])|\n\s*")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the sentences of ``text`` (whitespace trimmed).
+
+    A sentence ends at ``.``/``!``/``?`` followed by a space and a capital or digit
+    (not after an :data:`ABBREVIATION`: a title, a month, an initial), or at a line
+    break. The one sentence split of the tagger and the causal-QA loaders.
+
+    Example:
+        >>> text = 'Rain fell. Dr. Smith left on Oct. 24. He said "go." Roads flooded\\nat dawn'
+        >>> [text[s:e] for s, e in sentence_spans(text)]
+        ['Rain fell.', 'Dr. Smith left on Oct. 24.', 'He said "go."', 'Roads flooded', 'at dawn']
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        closing = match.group(1)
+        if closing is not None and ABBREVIATION.search(text[start : match.start()]):
+            continue  # "Dr. Smith", "U.S. courts": no sentence end (a line break always is)
+        spans.append((start, match.start() + len(closing or "")))
+        start = match.end()
+    spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
 
 
 def words(text: str) -> list[str]:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from sarg_integrations._checks import is_whole
-from sarg_integrations._text import ABBREVIATION
+from sarg_integrations._text import sentence_spans
 from sarg_integrations.errors import InputError
 from sarg_integrations.schema import SourceDocument
 
@@ -150,37 +150,21 @@ def classify_causal_question(question: str) -> str | None:
     return None
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')]*\s+(?=[\"'(]?[A-Z0-9])")
-
-
 def split_sentences(text: str) -> list[str]:
-    r"""Split a passage into sentences: at newlines, then after ``.``/``!``/``?``.
+    r"""Split a passage into sentences, whitespace collapsed (:func:`~sarg_integrations._text.sentence_spans`).
 
     The TORQUESTRA passages put most sentences on their own line, but about a third
     of the lines hold several sentences, so lines are split again after a final
     stop followed by a capital or digit, except after a title or an initial
-    (``Mr.``, ``U.S.``). Whitespace is collapsed; empty lines are dropped.
+    (``Mr.``, ``U.S.``). Empty lines are dropped. The tagger reads a document with the
+    same split, so an ESTER sentence is one tagger sentence.
 
     Example:
         >>> split_sentences("Mr. Keating was freed. He left.\nU.S. courts ruled.")
         ['Mr. Keating was freed.', 'He left.', 'U.S. courts ruled.']
     """
-    out: list[str] = []
-    for line in str(text).split("\n"):
-        line = " ".join(line.split())
-        if not line:
-            continue
-        pieces: list[str] = []
-        start = 0
-        for match in _SENTENCE_END.finditer(line):
-            piece = line[start : match.start()].strip()
-            if ABBREVIATION.search(piece.split(" ")[-1] if piece else ""):
-                continue
-            pieces.append(line[start : match.start()].strip())
-            start = match.end()
-        pieces.append(line[start:].strip())
-        out.extend(p for p in pieces if p)
-    return out
+    text = str(text)
+    return [" ".join(text[start:end].split()) for start, end in sentence_spans(text)]
 
 
 def split_answer_spans(answer: Any) -> tuple[str, ...]:

@@ -262,9 +262,11 @@ def _copular_cues(verb: Token) -> Iterator[_Candidate]:
 
 def _adj_complement(adj: Token) -> Token | None:
     for child in adj.children:
-        if child.dep_ == "prep" and child.lower_ in ("for", "to"):
+        # The parser attaches the "to" of "due to the strike" as pcomp as often as prep.
+        if child.dep_ in ("prep", "pcomp") and child.lower_ in ("for", "to"):
             return _prep_object(child)
-        if child.dep_ == "xcomp" and child.pos_ == "VERB":
+        # "X was due to hold a meeting" is a schedule, not a cause; "necessary to do Y" is a need.
+        if child.dep_ == "xcomp" and child.pos_ == "VERB" and adj.lemma_.lower() != "due":
             return child
     return None
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from sarg_integrations._checks import is_whole
-from sarg_integrations._text import ABBREVIATION
+from sarg_integrations._text import sentence_spans
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
@@ -64,7 +64,6 @@ __all__ = [
 DEFAULT_TAGGER_DIR = Path(__file__).resolve().parent.parent / "data" / "tagger"
 """The tagger that ships in the package."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*")
 _ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _PRONOUN_CAUSE = re.compile(r"^(?:this|that|these|those|it|which|such)(?:\s+\w+)?$", re.IGNORECASE)
 
@@ -72,35 +71,8 @@ _networks: dict[Path, tuple[Any, Any, Any]] = {}
 _networks_lock = threading.Lock()
 
 
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets of the sentences of ``text`` (whitespace trimmed).
-
-    A sentence ends at ``.``/``!``/``?`` followed by a space and a capital or digit
-    (not after a known abbreviation or an initial), or at a line break.
-
-    Example:
-        >>> text = "Rain fell. Dr. Smith left.\\nRoads flooded"
-        >>> [text[s:e] for s, e in split_sentences(text)]
-        ['Rain fell.', 'Dr. Smith left.', 'Roads flooded']
-    """
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        bare_stop = match.group(0).strip("\"')] \t") == ""
-        if bare_stop and ABBREVIATION.search(text[start : match.start()]):
-            continue
-        spans.append((start, match.start()))
-        start = match.end()
-    spans.append((start, len(text)))
-    out = []
-    for s, e in spans:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
+split_sentences = sentence_spans
+"""``(start, end)`` offsets of the sentences of a text: :func:`~sarg_integrations._text.sentence_spans`."""
 
 
 # A cue matches at a word start ("then" is not in "lengthened"); short cues match whole
@@ -414,6 +386,8 @@ class TaggerExtractor:
             seen: set[tuple[str, str, str]] = set()
             for rel in relations[k]:
                 signal = _signal_text(sent.text, rel)
+                if _schedules(doc, rel):
+                    continue
                 effect_text = sent.text[slice(*rel.effect)]
                 # "X spoiled the milk, so the plant suspended deliveries": a clause
                 # argument holding a whole relation of the same sentence is linked
@@ -520,6 +494,22 @@ def _inner(relations: Sequence[Any], outer: Any, span: tuple[int, int] | None) -
         if all(span[0] <= part[0] and part[1] <= span[1] for part in (other.cause, other.effect)):
             return other
     return None
+
+
+_DUE_TO = re.compile(r"\bdue\s+to$", re.IGNORECASE)
+
+
+def _schedules(doc: Any, relation: Any) -> bool:
+    """Whether the signal is "due to" before a verb: a schedule, not a cause.
+
+    "Siniora was due to hold a cabinet meeting" says when, not why; the tagger, which
+    learned "due to" from "the delay was due to the strike", reads it as a cause.
+    ``doc`` is the sentence's spaCy parse.
+    """
+    if relation.signal is None or not _DUE_TO.search(doc.text[slice(*relation.signal)].strip()):
+        return False
+    after = doc.char_span(relation.signal[1], len(doc.text), alignment_mode="expand")
+    return after is not None and len(after) > 0 and after[0].tag_ == "VB"
 
 
 def _signal_text(text: str, relation: Any) -> str | None:

@@ -117,6 +117,7 @@ CASES = [
      ("mutations in gba1 gene", R.CAUSAL, "gaucher disease")),
     ("The outage was triggered by a software bug.", ("software bug", R.CAUSAL, "outage")),
     ("The drought was due to low rainfall.", ("low rainfall", R.CAUSAL, "drought")),
+    ("The delay was due to the strike.", ("strike", R.CAUSAL, "delay")),  # "to" as pcomp
     ("Anemia results from blood loss.", ("blood loss", R.CAUSAL, "anemia")),
     # nominal
     ("Smoking is a major cause of lung cancer.", ("smoking", R.CAUSAL, "lung cancer")),
@@ -166,6 +167,11 @@ CASES = [
 @pytest.mark.parametrize(("text", "expected"), CASES, ids=[c[0][:40] for c in CASES])
 def test_cue_families(extractor: RuleBasedExtractor, text: str, expected: tuple) -> None:
     assert expected in triples_of(extractor, text)
+
+
+@pytest.mark.slow
+def test_due_to_before_a_verb_is_a_schedule(extractor: RuleBasedExtractor) -> None:
+    assert triples_of(extractor, "The minister is due to visit Paris next week.") == set()
 
 
 @pytest.mark.slow

@@ -106,6 +106,14 @@ def test_cross_sentence_connective_links_to_the_previous_sentence(tagger) -> Non
     assert "deliveries" in crossing[0].effect_text
 
 
+def test_due_to_before_a_verb_is_a_schedule_not_a_cause(tagger) -> None:
+    # "was due to hold a meeting" says when; "was due to the strike" says why.
+    scheduled = "The prime minister was due to hold a cabinet meeting later on Monday."
+    assert tagger.extract(SourceDocument("d", scheduled)) == []
+    caused = tagger.extract(SourceDocument("d", "The delay was due to the strike."))
+    assert found(caused, "strike", "delay"), [(t.cause, t.relation, t.effect) for t in caused]
+
+
 def test_no_relation_in_plain_description(tagger) -> None:
     assert tagger.extract(SourceDocument("d", "The museum is located on the north bank of the river.")) == []
 

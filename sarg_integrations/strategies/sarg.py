@@ -38,7 +38,9 @@ class SARGStrategy:
 
     When no entry node has a neighbour in the predicted direction, the beam search walks
     both ways instead of falling back (``stats["direction_widened"]``; the chains record
-    ``Direction.BIDIRECTIONAL``; a forced ``config.direction`` is never widened).
+    ``Direction.BIDIRECTIONAL``; a forced ``config.direction`` is never widened). When no
+    node passes τ, the nodes within ``config.entry_margin`` below it are the entry nodes
+    (``stats["entry_threshold_lowered"]``) before the query falls back.
 
     Args:
         config: The pipeline's settings (``merge_threshold``, ``similarity_threshold``,
@@ -97,9 +99,23 @@ class SARGStrategy:
                 threshold=cfg.similarity_threshold,
                 max_nodes=cfg.max_entry_nodes,
             )
+            lowered = False
+            if not entries and nodes and cfg.entry_margin > 0:
+                # No node passes τ: the near misses seed the search rather than the query
+                # falling back to the flat context (SARGConfig.entry_margin says why).
+                entries = match_entry_nodes(
+                    nodes,
+                    node_vecs,
+                    keyphrases,
+                    phrase_vecs,
+                    threshold=cfg.similarity_threshold - cfg.entry_margin,
+                    max_nodes=cfg.max_entry_nodes,
+                )
+                lowered = bool(entries)
             summary.update(
                 keyphrases=list(keyphrases),
                 entry_nodes=[(e.node, round(e.similarity, 4)) for e in entries],
+                entry_threshold_lowered=lowered,
             )
 
         with ctx.stage("direction") as summary:
@@ -163,6 +179,7 @@ class SARGStrategy:
                 "beam_pruned": search.pruned,
                 "chains_capped": search.capped,
                 "direction_widened": int(widened),
+                "entry_threshold_lowered": int(lowered),
             },
             query_vector=query_vec,
         )

@@ -385,3 +385,28 @@ def test_chains_from_disconnected_pieces_say_so_in_the_result_and_report():
 def test_no_note_when_a_chain_links_the_two_ends():
     result = _connection_run(["Heavy rain causes flooding.", "flooding causes famine."])
     assert result.chains and result.notes == []
+
+
+def test_near_miss_entry_nodes_seed_the_search_before_a_fallback():
+    # "Heavy rain" matches the key phrase "heavy rain today" at 0.8165 with the hashing
+    # embedder: under τ = 0.85, within the default margin (0.05) below it.
+    question = "What does heavy rain lead to?"
+    today = FixedKeyphrases("heavy rain today")
+    near = make(SARGConfig(similarity_threshold=0.85), keyphrase_extractor=today).run(question, STORY)
+    assert near.fallback_reason is None, near.entry_nodes
+    assert near.chains[0].nodes[0] == "Heavy rain"
+    assert near.stats["entry_threshold_lowered"] == 1
+    for strict in (SARGConfig(similarity_threshold=0.85, entry_margin=0.0),
+                   SARGConfig.paper(similarity_threshold=0.85),
+                   SARGConfig(similarity_threshold=0.9)):  # 0.8165 is 0.08 under τ
+        result = make(strict, keyphrase_extractor=today).run(question, STORY)
+        assert "no graph node is similar enough" in result.fallback_reason
+        assert result.stats["entry_threshold_lowered"] == 0
+    # Above τ, the margin changes nothing.
+    assert make().run(question, STORY).stats["entry_threshold_lowered"] == 0
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "0.05", True])
+def test_bad_entry_margin_is_a_config_error(value):
+    with pytest.raises(ConfigError, match="entry_margin"):
+        SARGConfig(entry_margin=value)

@@ -202,9 +202,9 @@ def compile_evidence(
       For a causal question, only the anchored chains
       (:func:`anchored_chains`: through one of the documents most relevant to the
       query, or across documents; once one starts at the node naming the asked event,
-      only those from entry nodes close to a key phrase) stay in the prompt; when none is, the prompt is the
-      fallback's (:data:`NO_ANCHORED_CHAINS`). Then the budget is filled in order of
-      trust: the anchored chains' documents, the
+      only those from entry nodes close to a key phrase) stay in the prompt; when
+      none is, the prompt is the fallback's (:data:`NO_ANCHORED_CHAINS`). Then the
+      budget is filled in order of trust: the anchored chains' documents, the
       documents linked to them by near-miss triples (:func:`documents_linked_by_triples`;
       these two are kept whole even past the budget), then documents by bridge-guided
       relevance while they fit (on fallback: those documents alone, the first even past
@@ -329,7 +329,8 @@ def anchored_chains(
         [('d1',), ('d5', 'd3')]
         >>> strong, loose = chain("d1"), chain("d2")
         >>> loose = replace(loose, nodes=("milk", "b"))
-        >>> kept = anchored_chains([strong, loose], relevance, entry_similarity={"a": 0.93, "milk": 0.61})
+        >>> entry = {"a": 0.93, "milk": 0.61}
+        >>> kept = anchored_chains([strong, loose], relevance, entry_similarity=entry)
         >>> [c.nodes[0] for c in kept]
         ['a']
     """

@@ -151,7 +151,9 @@ def classify_causal_question(question: str) -> str | None:
 
 
 def split_sentences(text: str) -> list[str]:
-    r"""Split a passage into sentences, whitespace collapsed (:func:`~sarg_integrations._text.sentence_spans`).
+    r"""Split a passage into sentences, whitespace collapsed.
+
+    The split is :func:`~sarg_integrations._text.sentence_spans`.
 
     The TORQUESTRA passages put most sentences on their own line, but about a third
     of the lines hold several sentences, so lines are split again after a final

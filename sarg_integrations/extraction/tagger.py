@@ -72,7 +72,9 @@ _networks_lock = threading.Lock()
 
 
 split_sentences = sentence_spans
-"""``(start, end)`` offsets of the sentences of a text: :func:`~sarg_integrations._text.sentence_spans`."""
+"""``(start, end)`` offsets of the sentences of a text.
+
+See :func:`~sarg_integrations._text.sentence_spans`."""
 
 
 # A cue matches at a word start ("then" is not in "lengthened"); short cues match whole

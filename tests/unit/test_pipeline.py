@@ -392,7 +392,8 @@ def test_near_miss_entry_nodes_seed_the_search_before_a_fallback():
     # embedder: under τ = 0.85, within the default margin (0.05) below it.
     question = "What does heavy rain lead to?"
     today = FixedKeyphrases("heavy rain today")
-    near = make(SARGConfig(similarity_threshold=0.85), keyphrase_extractor=today).run(question, STORY)
+    config = SARGConfig(similarity_threshold=0.85)
+    near = make(config, keyphrase_extractor=today).run(question, STORY)
     assert near.fallback_reason is None, near.entry_nodes
     assert near.chains[0].nodes[0] == "Heavy rain"
     assert near.stats["entry_threshold_lowered"] == 1

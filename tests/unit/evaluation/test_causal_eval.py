@@ -44,6 +44,7 @@ from sarg_integrations.evaluation.causal_qa import (
     split_answer_spans,
     split_sentences,
 )
+from sarg_integrations.extraction.tagger import split_sentences as tagger_split
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.schema import Triple
 
@@ -163,6 +164,10 @@ def test_answer_spans_and_sentences() -> None:
         "U.S. troops came!",
         "Then rain.",
     ]
+    # The tagger's split (offsets), whitespace collapsed: an ESTER sentence is a tagger sentence.
+    text = 'He said  "we won." Crowds\tcheered.\nMr. Lee left.'
+    assert split_sentences(text) == ['He said "we won."', "Crowds cheered.", "Mr. Lee left."]
+    assert split_sentences(text) == [" ".join(text[s:e].split()) for s, e in tagger_split(text)]
 
 
 def test_load_ester_synthetic(ester_file: Path) -> None:

@@ -233,6 +233,12 @@ def test_widen_to_words() -> None:
         ("A blast on Oct. 24 left 11 miners dead. Rescue began.",
          ["A blast on Oct. 24 left 11 miners dead.", "Rescue began."]),
         ("Sen. Lugar and Gov. Bush met. They agreed.", ["Sen. Lugar and Gov. Bush met.", "They agreed."]),
+        # A closing quote or bracket stays with its sentence.
+        ('He said "we won." Crowds cheered.', ['He said "we won."', "Crowds cheered."]),
+        ("It fell (by 3 percent.) Then it rose.", ["It fell (by 3 percent.)", "Then it rose."]),
+        # A line break ends a sentence even after an abbreviation.
+        ("Buyers include Nissan Motor Co. Ltd.\nFord followed.",
+         ["Buyers include Nissan Motor Co. Ltd.", "Ford followed."]),
         ("   ", []),
     ],
 )

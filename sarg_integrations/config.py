@@ -188,6 +188,8 @@ class SARGConfig:
         "when no node passes tau, nodes within this much below it seed the search (0: strict)",
         low=0.0,
         meaning="a cosine margin",
+        option="--entry-margin",
+        metavar="M",
     )
     max_depth: int = _setting(
         8,

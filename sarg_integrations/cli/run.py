@@ -71,14 +71,15 @@ def add_commands(sub: Any) -> None:
     )
     out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     settings_group = common.add_argument_group(
-        "SARG settings (defaults follow the paper, except the evidence budget)"
+        "SARG settings (defaults follow the paper, except the evidence budget and entry margin)"
     )
     _add_config_options(settings_group)
     settings_group.add_argument(
         "--paper",
         action="store_true",
-        help="the SARG paper's evidence, for reproduction: the chain documents only, every "
-        "document on fallback (SARGConfig.paper(); no --evidence-budget top-up)",
+        help="the SARG paper's setting, for reproduction: the chain documents only, every "
+        "document on fallback, entry nodes strictly above tau (SARGConfig.paper(); no "
+        "--evidence-budget top-up, --entry-margin 0 unless given)",
     )
 
     offline = common.add_argument_group("offline extraction")
@@ -285,20 +286,19 @@ def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
         if setting.option is not None
     }
     config = {name: value for name, value in given.items() if value is not None}
-    if getattr(args, "paper", False):
-        if "evidence_budget" in config or "evidence_fill" in config:
-            from sarg_integrations.errors import ConfigError
+    paper = bool(getattr(args, "paper", False))
+    if paper and ("evidence_budget" in config or "evidence_fill" in config):
+        from sarg_integrations.errors import ConfigError
 
-            msg = "--paper keeps the paper's evidence; leave out --evidence-budget and --evidence-fill"
-            raise ConfigError(msg, field="evidence_budget", value=config.get("evidence_budget"))
-        config["evidence_budget"] = None
+        msg = "--paper keeps the paper's evidence; leave out --evidence-budget and --evidence-fill"
+        raise ConfigError(msg, field="evidence_budget", value=config.get("evidence_budget"))
     config["show_progress"] = bool(
         not args.no_progress
         and not getattr(args, "llm", None)  # LLM extraction runs as one concurrent batch
         and n_documents > PROGRESS_MIN_DOCUMENTS
         and isatty(sys.stderr)
     )
-    return SARGConfig(**config)
+    return SARGConfig.paper(**config) if paper else SARGConfig(**config)
 
 
 def _execute(

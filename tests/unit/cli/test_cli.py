@@ -188,6 +188,18 @@ def test_defaults_when_options_are_omitted(built: Configs, story: Path, capsys: 
     assert built[0] == SARGConfig()
 
 
+def test_paper_is_the_papers_setting(built: Configs, story: Path, capsys: Capsys) -> None:
+    base = ["run", "--query", QUERY, "--docs", str(story), "--paper"]
+    assert run_cli(base, capsys)[0] == 0
+    assert built[-1] == SARGConfig.paper()
+    assert built[-1].evidence_budget is None and built[-1].entry_margin == 0.0
+    # An option given with --paper wins; the evidence options conflict with it.
+    assert run_cli([*base, "--entry-margin", "0.1", "--top-k", "2"], capsys)[0] == 0
+    assert built[-1] == SARGConfig.paper(entry_margin=0.1, top_k=2)
+    code, _out, err = run_cli([*base, "--evidence-budget", "0.4"], capsys)
+    assert code == 2 and "--paper" in err
+
+
 def test_show_prompt(built: Configs, story: Path, capsys: Capsys) -> None:
     argv = ["run", "--query", QUERY, "--docs", str(story), "--show-prompt"]
     code, out, err = run_cli(argv, capsys)

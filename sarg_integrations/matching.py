@@ -105,12 +105,14 @@ def match_entry_nodes(
     phrase_vectors: np.ndarray,
     *,
     threshold: float = 0.5,
+    margin: float = 0.0,
     max_nodes: int | None = None,
 ) -> list[EntryNode]:
     """Return the nodes whose best cosine with any phrase is strictly above ``threshold``.
 
-    Results are sorted by similarity (highest first), then node name, and cut to
-    ``max_nodes`` when given.
+    When no node is, the nodes strictly above ``threshold - margin`` (the near misses;
+    ``margin=0``: none). Results are sorted by similarity (highest first), then node
+    name, and cut to ``max_nodes`` when given.
 
     Example:
         >>> nodes = ["rate hike", "bond yields", "weather"]
@@ -119,16 +121,24 @@ def match_entry_nodes(
         >>> [(e.node, round(e.similarity, 2)) for e in
         ...  match_entry_nodes(nodes, nv, ["interest rates"], pv, threshold=0.5)]
         [('rate hike', 1.0), ('bond yields', 0.86)]
+        >>> [e.node for e in match_entry_nodes(nodes, nv, ["rates"], pv, threshold=0.9)]
+        ['rate hike']
+        >>> [e.node for e in match_entry_nodes(nodes, nv, ["rates"], pv, threshold=0.999)]
+        []
+        >>> [e.node for e in match_entry_nodes(nodes, nv, ["rates"], pv, threshold=0.999,
+        ...                                    margin=0.05)]
+        ['rate hike']
     """
     if not len(nodes) or not len(phrases):
         return []
     sims = cosine_matrix(node_vectors, phrase_vectors)
     best_phrase = sims.argmax(axis=1)
     best_sim = sims[np.arange(len(nodes)), best_phrase]
+    floor = threshold if (best_sim > threshold).any() else threshold - margin
     entries = [
         EntryNode(node=node, similarity=float(best_sim[i]), keyphrase=phrases[int(best_phrase[i])])
         for i, node in enumerate(nodes)
-        if best_sim[i] > threshold
+        if best_sim[i] > floor
     ]
     entries.sort(key=lambda e: (-e.similarity, e.node))
     return entries[:max_nodes] if max_nodes is not None else entries

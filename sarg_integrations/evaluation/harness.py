@@ -251,9 +251,7 @@ def run_evaluation(
     Raises:
         InputError: Bad dataset, data path, ``limit``, or records of other settings.
     """
-    if sweep_limit is not None and (
-        not is_whole(sweep_limit, 0)
-    ):
+    if sweep_limit is not None and not is_whole(sweep_limit, 0):
         msg = f"sweep_limit={sweep_limit!r} must be a non-negative integer or None"
         raise InputError(msg, argument="sweep_limit", value=sweep_limit)
     questions = load_dataset(

@@ -97,21 +97,12 @@ class SARGStrategy:
                 keyphrases,
                 phrase_vecs,
                 threshold=cfg.similarity_threshold,
-                max_nodes=cfg.max_entry_nodes,
-            )
-            lowered = False
-            if not entries and nodes and cfg.entry_margin > 0:
                 # No node passes τ: the near misses seed the search rather than the query
                 # falling back to the flat context (SARGConfig.entry_margin says why).
-                entries = match_entry_nodes(
-                    nodes,
-                    node_vecs,
-                    keyphrases,
-                    phrase_vecs,
-                    threshold=cfg.similarity_threshold - cfg.entry_margin,
-                    max_nodes=cfg.max_entry_nodes,
-                )
-                lowered = bool(entries)
+                margin=cfg.entry_margin,
+                max_nodes=cfg.max_entry_nodes,
+            )
+            lowered = bool(entries) and entries[0].similarity <= cfg.similarity_threshold
             summary.update(
                 keyphrases=list(keyphrases),
                 entry_nodes=[(e.node, round(e.similarity, 4)) for e in entries],

@@ -270,7 +270,7 @@ def compile_evidence(
             if evidence:
                 # Kept whole even past the budget: they carry the chain's missing links (a
                 # variant that made them fit the budget scored lower on ESTER, 87.5 vs 89.1 %).
-                evidence += linked_evidence(documents, evidence, triples)
+                evidence += linked_evidence(documents, evidence, triples, direction)
             stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
             evidence += fill_evidence(
                 documents, evidence, None, embedder, query_vector, stats,
@@ -390,13 +390,24 @@ def _relevance_first_evidence(
 
 
 def linked_evidence(
-    documents: Sequence[SourceDocument], evidence: Sequence[EvidencePassage], triples: Sequence[Triple]
+    documents: Sequence[SourceDocument],
+    evidence: Sequence[EvidencePassage],
+    triples: Sequence[Triple],
+    direction: Direction | str | None = None,
 ) -> list[EvidencePassage]:
-    """Passages (``selected_by="linked"``) of :func:`documents_linked_by_triples`."""
+    """Passages (``selected_by="linked"``) of :func:`documents_linked_by_triples`; a
+    ``backward`` (``forward``) query also links documents that continue the story
+    upstream (downstream) of the evidence."""
+    asked = None if direction is None else Direction(direction)
+    upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
     by_id = {d.id: d for d in documents}
-    ids = documents_linked_by_triples([p.document_id for p in evidence], triples)
+    ids = documents_linked_by_triples(
+        [p.document_id for p in evidence], triples, upstream=upstream
+    )
     return [
-        EvidencePassage(doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by="linked")
+        EvidencePassage(
+            doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by="linked"
+        )
         for doc_id in ids
         if doc_id in by_id and by_id[doc_id].text.strip()
     ]

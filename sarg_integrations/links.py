@@ -24,8 +24,10 @@ Everything here is pure and deterministic (ties go to the earlier document);
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from sarg_integrations import _text
 from sarg_integrations.schema import SourceDocument, Triple
@@ -37,6 +39,7 @@ __all__ = [
     "document_topic",
     "documents_linked_by_triples",
     "node_words",
+    "open_ends",
 ]
 
 MAX_TOPIC_WORDS = 8
@@ -173,19 +176,28 @@ _STOP = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
 def node_words(name: str) -> frozenset[str]:
-    """Content words of a node name: lower-cased, stop words out, a plural ``s`` dropped.
+    """Content words of a node name: lower-cased, stop words out, Snowball-stemmed.
+
+    The stem lets one thing told in two word forms meet ("poor *pollination*" /
+    "blossoms were *pollinated*", "harvests" / "harvest").
 
     Example:
         >>> sorted(node_words("the wheat harvests in the northern provinces"))
-        ['harvest', 'northern', 'province', 'wheat']
+        ['harvest', 'northern', 'provinc', 'wheat']
+        >>> node_words("poor pollination") & node_words("apple blossoms pollinated")
+        frozenset({'pollin'})
     """
-    words = (w.lower() for w in _text.words(name))
-    return frozenset(
-        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-        for w in words
-        if w not in _STOP and not w.isdigit()
-    )
+    words = [w.lower() for w in _text.words(name)]
+    content = [w for w in words if w not in _STOP and not w.isdigit()]
+    return frozenset(_stemmer().stemWords(content))
 
 
 def _touch(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -193,8 +205,27 @@ def _touch(a: frozenset[str], b: frozenset[str]) -> bool:
     return len(a & b) >= 2
 
 
+def open_ends(triples: Sequence[Triple], upstream: bool) -> list[str]:
+    """The names where ``triples`` stop: causes nothing in them explains, or effects
+    nothing in them follows (``upstream=False``). Order of first appearance.
+
+    Example:
+        >>> t = [Triple("failure of cooling", "spoiled", "milk"),
+        ...      Triple("milk", "so", "deliveries suspended")]
+        >>> open_ends(t, upstream=True), open_ends(t, upstream=False)
+        (['failure of cooling'], ['deliveries suspended'])
+    """
+    inner = {t.effect for t in triples} if upstream else {t.cause for t in triples}
+    ends = (t.cause if upstream else t.effect for t in triples)
+    return list(dict.fromkeys(name for name in ends if name not in inner))
+
+
 def documents_linked_by_triples(
-    chain_document_ids: Sequence[str], triples: Sequence[Triple], rounds: int = 2
+    chain_document_ids: Sequence[str],
+    triples: Sequence[Triple],
+    rounds: int = 2,
+    *,
+    upstream: bool | None = None,
 ) -> list[str]:
     """Documents whose triples name what the chain documents' triples name.
 
@@ -202,8 +233,17 @@ def documents_linked_by_triples(
     told across documents can break where one document says "the smaller wheat harvest"
     and another "the wheat harvest in the northern provinces". A document is linked
     when one of its triples' causes or effects shares two content words
-    (:func:`node_words`) with a cause or effect of a triple already in the evidence;
-    ``rounds`` repeats that from the newly linked documents. Documents without
+    (:func:`node_words`) with a cause or effect of a triple already in the evidence.
+
+    With ``upstream`` set (a question for causes: ``True``; for effects: ``False``) a
+    document is also linked when it continues the story the asked way where the linked
+    documents' triples stop (:func:`open_ends`), on one shared content word: its
+    triple's effect names such an open cause ("the storm knocked out *power* lines" /
+    "the *power* cut shut down the cooling"), or, downstream, its cause names such an
+    open effect. A document that only names a middle of the story ("*milk* comes from
+    farms" against "the failure spoiled *milk*, so …") is not linked that way.
+
+    ``rounds`` repeats the search from the newly linked documents. Documents without
     triples (attributive distractors) are never linked.
 
     Returns:
@@ -216,25 +256,46 @@ def documents_linked_by_triples(
         ...      Triple("museum", "opened", "new wing", document_id="d")]
         >>> documents_linked_by_triples(["a"], t)
         ['b', 'c']
+        >>> t = [Triple("storm", "knocked out", "power lines", document_id="s"),
+        ...      Triple("power cut", "shut down", "cooling", document_id="c")]
+        >>> documents_linked_by_triples(["c"], t)
+        []
+        >>> documents_linked_by_triples(["c"], t, upstream=True)
+        ['s']
     """
+    by_document: dict[str, list[Triple]] = {}
+    for t in triples:
+        by_document.setdefault(t.document_id, []).append(t)
     taken = set(chain_document_ids)
-    frontier = [
-        node_words(name) for t in triples if t.document_id in taken for name in (t.cause, t.effect)
-    ]
+    new = [d for d in dict.fromkeys(chain_document_ids) if d in by_document]
     linked: list[str] = []
     for _ in range(rounds):
+        frontier = [
+            node_words(name) for d in new for t in by_document[d] for name in (t.cause, t.effect)
+        ]
+        ends = (
+            []
+            if upstream is None
+            else [
+                words
+                for d in new
+                for words in map(node_words, open_ends(by_document[d], upstream))
+                if len(words) >= 2  # an event or a state; a bare entity links by bridges
+            ]
+        )
         found: list[str] = []
         for t in triples:
             if t.document_id in taken or t.document_id in found:
                 continue
             names = (node_words(t.cause), node_words(t.effect))
-            if any(_touch(a, b) for a in names for b in frontier):
+            continues = node_words(t.effect if upstream else t.cause)
+            if any(_touch(a, b) for a in names for b in frontier) or any(
+                continues & end for end in ends
+            ):
                 found.append(t.document_id)
         if not found:
             break
         linked += found
         taken.update(found)
-        frontier = [
-            node_words(name) for t in triples if t.document_id in found for name in (t.cause, t.effect)
-        ]
+        new = found
     return linked

@@ -130,6 +130,9 @@ _CAUSAL_PREPS: tuple[tuple[str, ...], ...] = (
 _SUBORDINATORS: dict[str, tuple[_Cue, bool]] = {
     "because": (_Cue("causes", _C), True),
     "since": (_Cue("causes", _C), True),
+    # The absolute construction "With the port closed, ships were diverted": a clause
+    # (a subject and its participle) as the circumstance that brings the main clause about.
+    "with": (_Cue("causes", _C), True),
     "if": (_Cue("if ... then", _COND), True),
     "when": (_Cue("when ... then", _COND), True),
     "whenever": (_Cue("whenever ... then", _COND), True),

@@ -537,23 +537,25 @@ def _signal_text(text: str, relation: Any) -> str | None:
 
 # Pronouns and pronoun-like quantifiers that name nothing on their own: the rules'
 # entity, event and relative pronouns, and the rest. As a node, "it" of one sentence would
-# merge with "it" of another and link unrelated relations.
+# merge with "it" of another and link unrelated relations; "more" (of "workers earn more
+# than the average wage") would name every comparison.
 _PRONOUN_NAMES = (
     _ENTITY_PRONOUNS
     | _EVENT_PRONOUNS
     | _RELATIVE_PRONOUNS
     | frozenset(
-        "its their he him his she her we us our i me my you your some others many one".split()
+        "its their he him his she her we us our i me my you your some others many one "
+        "more less fewer most least much few several all both each none".split()
     )
 )
 
 
 def _bare_pronoun(name: str) -> bool:
-    """Whether a node name is only a pronoun ("it", "We").
+    """Whether a node name is only a pronoun or a quantifier ("it", "We", "more").
 
     Example:
-        >>> _bare_pronoun("We"), _bare_pronoun("its cooling systems")
-        (True, False)
+        >>> _bare_pronoun("We"), _bare_pronoun("more"), _bare_pronoun("its cooling systems")
+        (True, True, False)
     """
     return name.strip().casefold() in _PRONOUN_NAMES
 

@@ -17,18 +17,21 @@ bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
 KNOWN_MISSES = {
-    # The storm "knocked out power lines"; the next document starts from "the power cut".
-    # One event, named in words that share only "power": no node, no near-miss link
-    # joins them, so the storm document stays out (the profile's chain, which used to
-    # bring a distractor in, leaves since anchoring focuses on the named event).
-    "dairy": "'power lines' / 'power cut' are not linked: the first chain document stays out",
-    # Written on 2026-12-02 as a check of stories nobody had tuned on, and run once: both
-    # miss their first document. The fire's "main plant of chip supplier Renta" and the
-    # next document's "loss of Naka plant" share one word; "coral reefs" and "bleached
-    # reefs" too (and the fish document is in by relevance, not as a link). A looser
-    # one-word link would let the dairy story's profile in through "milk".
-    "chips": "'main plant of chip supplier' / 'loss of Naka plant' are not linked",
-    "coral": "'coral reefs' / 'bleached reefs' are not linked",
+    # Written on 2026-12-02 as checks of stories nobody had tuned on, and run once. The
+    # first three (port, school, orchard) were then used to fix the links (port and
+    # orchard pass since); the last three (flu, estuary, bank) were written after that
+    # fix and run once more: estuary passes, flu and bank fall back.
+    # "The cold classrooms forced the school to close" / "the boilers … stopped working":
+    # the link is world knowledge (no boiler, no heat), no shared word; the school's
+    # profile comes in by relevance to fill the budget.
+    "school": "'cold classrooms' / 'boilers stopped working' share no word: two documents stay out",
+    # "The flu wave filled the beds …, and waiting times … rose": the extractor reads no
+    # relation into the waiting times (a bare "and"), so no node names what is asked.
+    "flu": "no triple names the waiting times: the query falls back",
+    # "Without that connection, no customer could log in": "that connection" is the
+    # previous document's "server's connection to the customer database", an anaphor
+    # across documents the graph does not resolve; the one-document chain is not anchored.
+    "bank": "'that connection' is not resolved across documents: the query falls back",
 }
 
 
@@ -37,21 +40,32 @@ def pipeline() -> SARGPipeline:
     return SARGPipeline()
 
 
-@pytest.mark.parametrize(
-    "story",
-    [
-        pytest.param(s, id=s["id"], marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[s["id"]]))
-        if s["id"] in KNOWN_MISSES
+# Where a chain document stays out, the budget's relevance fill can bring a distractor in:
+# the most relevant document left is the school's profile; on the bank's fallback the
+# profile is bridged from the update document (both name "Palo Bank").
+KNOWN_DISTRACTORS = {
+    "school": "the school's profile fills the budget the missing chain documents leave",
+    "bank": "on fallback the bank's profile is bridged in from the update document",
+}
+
+
+def _stories(known: dict[str, str]) -> list:
+    """Every story as a test parameter; those in ``known`` are strict expected failures."""
+    return [
+        pytest.param(s, id=s["id"], marks=pytest.mark.xfail(strict=True, reason=known[s["id"]]))
+        if s["id"] in known
         else pytest.param(s, id=s["id"])
         for s in bench.load_stories()
-    ],
-)
+    ]
+
+
+@pytest.mark.parametrize("story", _stories(KNOWN_MISSES))
 def test_default_evidence_holds_the_chain_documents_and_no_distractor(pipeline, story) -> None:
     out = bench.check(pipeline, story)
     assert not out["missing"] and not out["distractors"], out
     assert not out["fallback"]
 
 
-@pytest.mark.parametrize("story", [pytest.param(s, id=s["id"]) for s in bench.load_stories()])
+@pytest.mark.parametrize("story", _stories(KNOWN_DISTRACTORS))
 def test_no_distractor_enters_the_default_evidence(pipeline, story) -> None:
     assert not bench.check(pipeline, story)["distractors"]

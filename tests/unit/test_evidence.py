@@ -18,8 +18,9 @@ from sarg_integrations.evidence import (
     bridge_guided_selection,
     bridge_links,
     document_topic,
+    documents_linked_by_triples,
 )
-from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType
+from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType, Triple
 
 # ----------------------------------------------------------------------------- topics
 
@@ -428,3 +429,70 @@ def test_once_the_asked_event_is_named_a_loosely_matched_chain_leaves():
     # Without a chain from the named event, the profile's chain stays (its document is
     # the most relevant one).
     assert anchored_chains([profile], relevance, entry_similarity=entry) == [profile]
+
+
+# ------------------------------------------------------------------ near-miss links
+
+
+def _t(cause: str, effect: str, doc: str) -> Triple:
+    return Triple(cause, "causes", effect, document_id=doc)
+
+
+# The dairy story's triples: storm -> cooling -> spoilage, and the plant's profile.
+DAIRY = [
+    _t("storm", "power lines", "storm"),
+    _t("power cut", "cooling systems", "cooling"),
+    _t("failure of cooling systems", "thousands of litres of milk", "spoilage"),
+    _t("thousands of litres of milk", "plant suspended deliveries", "spoilage"),
+    _t("farms in valley", "milk", "profile"),
+]
+
+
+def test_two_shared_words_link_in_either_direction():
+    assert documents_linked_by_triples(["spoilage"], DAIRY) == ["cooling"]
+
+
+def test_a_cause_question_follows_the_story_upstream_on_one_shared_word():
+    # "power lines" / "power cut": the storm document continues where the cooling stops.
+    assert documents_linked_by_triples(["spoilage"], DAIRY, upstream=True) == ["cooling", "storm"]
+    # Only upstream: asked for effects, nothing names the storm's cause.
+    assert documents_linked_by_triples(["spoilage"], DAIRY, upstream=False) == ["cooling"]
+
+
+def test_a_document_naming_the_middle_of_the_story_is_not_linked():
+    # The profile's "milk" matches "thousands of litres of milk", which the spoilage
+    # document itself explains (the failure spoiled it): no open end, no link.
+    linked = documents_linked_by_triples(["spoilage"], DAIRY, upstream=True, rounds=5)
+    assert "profile" not in linked
+
+
+def test_an_effect_question_follows_the_story_downstream_on_one_shared_word():
+    triples = [
+        _t("strike", "port closed", "strike"),
+        _t("port shut", "ships diverted", "diversion"),  # "port" only
+        _t("diverted ships", "late fertiliser", "late"),  # stem "divert"
+    ]
+    assert documents_linked_by_triples(["strike"], triples, upstream=False) == ["diversion", "late"]
+    assert documents_linked_by_triples(["strike"], triples, upstream=True) == []
+    assert documents_linked_by_triples(["strike"], triples) == []
+
+
+def test_word_forms_meet_by_their_stem():
+    triples = [
+        _t("poor pollination", "small apple harvest", "harvest"),
+        _t("loss of bees", "apple blossoms pollinated", "pollination"),
+    ]
+    assert documents_linked_by_triples(["harvest"], triples, upstream=True) == ["pollination"]
+
+
+def test_a_bare_entity_at_the_open_end_links_by_two_words_only():
+    # "Italy" is an entity, not an event: every sentence about Albanians in Italy names it.
+    triples = [_t("Italy", "Albania", "a"), _t("compatriots", "Albanians arrived in Italy", "b")]
+    assert documents_linked_by_triples(["a"], triples, upstream=True) == []
+
+
+def test_rounds_limit_how_far_links_go():
+    chain = [_t(f"step{i} event", f"step{i + 1} event", f"d{i}") for i in range(5)]
+    # "step1 event" / "step1 event" share two words; each round reaches one document further.
+    assert documents_linked_by_triples(["d0"], chain, rounds=2) == ["d1", "d2"]
+    assert documents_linked_by_triples(["d0"], chain, rounds=9) == ["d1", "d2", "d3", "d4"]

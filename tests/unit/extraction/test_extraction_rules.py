@@ -134,6 +134,9 @@ CASES = [
      ("inflation rose", R.CAUSAL, "bank raised rates")),
     ("Heavy rain, which causes flooding, fell overnight.",
      ("heavy rain", R.CAUSAL, "flooding")),
+    # the absolute construction: a clause with its own subject after "with"
+    ("With the port closed, container ships were diverted to distant harbours.",
+     ("port closed", R.CAUSAL, "container ships diverted to distant harbours")),
     # procedural / requirement: prerequisite -> dependent
     ("Insulin production requires beta cells.",
      ("beta cells", R.PROCEDURAL, "insulin production")),

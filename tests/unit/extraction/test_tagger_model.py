@@ -98,6 +98,14 @@ def test_a_bare_pronoun_is_no_node(tagger) -> None:
     assert not names & {"it", "we"}, [(t.cause, t.relation, t.effect) for t in triples]
 
 
+def test_a_bare_quantifier_is_no_node(tagger) -> None:
+    # The tagger reads "earn" as a cause of "more": a node "more" would name every comparison.
+    text = "Dock workers in Alvik earn more than the national average wage."
+    triples = tagger.extract(SourceDocument("d", text))
+    names = {name.lower() for t in triples for name in (t.cause, t.effect)}
+    assert "more" not in names, [(t.cause, t.relation, t.effect) for t in triples]
+
+
 def test_cross_sentence_connective_links_to_the_previous_sentence(tagger) -> None:
     text = ("Heavy rains flooded the main highway. As a result, deliveries to the town were delayed for a week.")
     triples = tagger.extract(SourceDocument("d", text))

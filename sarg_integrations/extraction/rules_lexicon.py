@@ -144,7 +144,9 @@ _SUBORDINATORS: dict[str, tuple[_Cue, bool]] = {
     "before": (_Cue("precedes", _T), False),
 }
 
-_RESULT_ADVERBS = frozenset({"therefore", "thus", "hence", "consequently", "accordingly"})
+_RESULT_ADVERBS = frozenset(
+    {"therefore", "thus", "thereby", "hence", "consequently", "accordingly"}
+)
 _RESULT_NOUN_ADVERBIALS = frozenset({"result", "consequence"})  # "as a result, ..."
 _MODAL_OBLIGATION = frozenset({"must", "should"})
 

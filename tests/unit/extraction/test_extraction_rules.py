@@ -132,6 +132,8 @@ CASES = [
      ("inflation rose", R.CAUSAL, "bank raised rates")),
     ("Inflation rose; therefore, the bank raised rates.",
      ("inflation rose", R.CAUSAL, "bank raised rates")),
+    ("He married Elizabeth in 1486, thereby uniting the houses of York and Lancaster.",
+     ("married elizabeth in 1486", R.CAUSAL, "uniting houses of york")),
     ("Heavy rain, which causes flooding, fell overnight.",
      ("heavy rain", R.CAUSAL, "flooding")),
     # the absolute construction: a clause with its own subject after "with"

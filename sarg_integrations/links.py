@@ -16,7 +16,9 @@ document *mentions* the second one's topic ("… directed by Adriana Trigiani").
   none is linked, the most similar one left.
 * :func:`documents_linked_by_triples`: documents whose triples name what the chain
   documents' triples name, though the graph did not merge the two nodes ("smaller wheat
-  harvest" / "wheat harvest in the northern provinces"): the links a chain missed.
+  harvest" / "wheat harvest in the northern provinces"), or that continue the story the
+  asked way where the evidence stops ("power lines" / "the power cut"): the links a chain
+  missed.
 
 Everything here is pure and deterministic (ties go to the earlier document);
 :mod:`sarg_integrations.evidence` uses these links to pick the prompt's documents.
@@ -237,7 +239,7 @@ def documents_linked_by_triples(
 
     With ``upstream`` set (a question for causes: ``True``; for effects: ``False``) a
     document is also linked when it continues the story the asked way where the linked
-    documents' triples stop (:func:`open_ends`), on one shared content word: its
+    documents' triples stop (:func:`open_ends`), on one shared content-word stem: its
     triple's effect names such an open cause ("the storm knocked out *power* lines" /
     "the *power* cut shut down the cooling"), or, downstream, its cause names such an
     open effect. A document that only names a middle of the story ("*milk* comes from

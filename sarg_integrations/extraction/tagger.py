@@ -420,7 +420,8 @@ class TaggerExtractor:
                 if _bare_pronoun(cause) or _bare_pronoun(effect):
                     continue  # "it", "we": no concept the graph could resolve or link
                 effect_first = rel.cause is not None and not cross and rel.effect[0] < rel.cause[0]
-                relation = relation_label(signal, effect_first)
+                reason = effect_first and _gives_reason(doc, rel, signal)
+                relation = "causes" if reason else relation_label(signal, effect_first)
                 key = (cause.casefold(), relation, effect.casefold())
                 if key in seen:
                     continue
@@ -431,7 +432,9 @@ class TaggerExtractor:
                         cause=cause,
                         relation=relation,
                         effect=effect,
-                        relation_type=relation_type_for(signal or relation),
+                        relation_type=(
+                            RelationType.CAUSAL if reason else relation_type_for(signal or relation)
+                        ),
                         document_id=document.id,
                         sentence=sentence_text,
                         sentence_span=span,
@@ -512,6 +515,41 @@ def _schedules(doc: Any, relation: Any) -> bool:
         return False
     after = doc.char_span(relation.signal[1], len(doc.text), alignment_mode="expand")
     return after is not None and len(after) > 0 and after[0].tag_ == "VB"
+
+
+# Verbs of judging someone or something: their "for" gives the reason, not an aim
+# ("police arrested six people for throwing stones", "Bush praised Siniora for ...").
+_JUDGING_VERBS = frozenset(
+    "arrest convict charge jail imprison sentence fine punish penalize penalise sue blame "
+    "criticize criticise condemn denounce accuse praise thank reward honor honour credit "
+    "applaud commend award sack fire dismiss expel ban suspend apologize apologise "
+    "detain indict prosecute execute".split()
+)
+# Their inflected forms too: the small parser's lemmas miss some ("fined" -> "fin").
+def _inflections(verb: str) -> tuple[str, ...]:
+    """``verb``'s -s, -ed and -ing forms ("fine": fines, fined, fining; "ban": banned)."""
+    stem = verb[:-1] if verb.endswith("e") else verb
+    if len(verb) == 3 and verb[1] in "aeiou" and verb[2] not in "aeiouwxy":
+        stem = verb + verb[-1]  # a short closed syllable doubles its consonant
+    return verb + "s", stem + "ed", stem + "ing"
+
+
+_JUDGING_FORMS = _JUDGING_VERBS | frozenset(f for v in _JUDGING_VERBS for f in _inflections(v))
+
+
+def _gives_reason(doc: Any, relation: Any, signal: str | None) -> bool:
+    """Whether the signal is the "for" of a verb of judging: a reason, not an aim.
+
+    ``doc`` is the sentence's spaCy parse; the effect span's root verb decides.
+    """
+    if signal is None or signal.strip().lower() != "for" or relation.effect is None:
+        return False
+    effect = doc.char_span(*relation.effect, alignment_mode="expand")
+    return effect is not None and any(
+        token.pos_ == "VERB"
+        and (token.lemma_.lower() in _JUDGING_VERBS or token.lower_ in _JUDGING_FORMS)
+        for token in effect
+    )
 
 
 def _signal_text(text: str, relation: Any) -> str | None:

@@ -11,7 +11,7 @@ import pytest
 from sarg_integrations.errors import ModelLoadError
 from sarg_integrations.extraction.tagger import DEFAULT_TAGGER_DIR, TaggerExtractor
 from sarg_integrations.extraction.tagger_model import CONFIG_FILE, WEIGHTS_FILE, TaggerConfig
-from sarg_integrations.schema import SourceDocument
+from sarg_integrations.schema import RelationType, SourceDocument
 
 pytestmark = pytest.mark.slow
 
@@ -96,6 +96,17 @@ def test_a_bare_pronoun_is_no_node(tagger) -> None:
     triples = tagger.extract(SourceDocument("d", text))
     names = {name.lower() for t in triples for name in (t.cause, t.effect)}
     assert not names & {"it", "we"}, [(t.cause, t.relation, t.effect) for t in triples]
+
+
+def test_the_for_of_a_verb_of_judging_gives_a_reason_not_an_aim(tagger) -> None:
+    arrested = tagger.extract(SourceDocument("d", "Police arrested six men for throwing stones."))
+    assert [(t.relation, t.relation_type) for t in arrested if "stones" in t.cause] == [
+        ("causes", RelationType.CAUSAL)
+    ], [(t.cause, t.relation, t.effect) for t in arrested]
+    fined = tagger.extract(SourceDocument("d", "The firm was fined $2 million for polluting a river."))
+    assert any(t.relation == "causes" and "polluting" in t.cause for t in fined)  # lemma "fin"
+    raised = tagger.extract(SourceDocument("d", "The town raised money for a new hospital."))
+    assert any(t.relation == "is the aim of" and "hospital" in t.cause for t in raised)
 
 
 def test_a_bare_quantifier_is_no_node(tagger) -> None:

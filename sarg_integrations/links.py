@@ -185,6 +185,12 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("english")
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    # The pure-Python stemmer costs ~50 µs a word; the same words recur across queries.
+    return str(_stemmer().stemWord(word))
+
+
 def node_words(name: str) -> frozenset[str]:
     """Content words of a node name: lower-cased, stop words out, Snowball-stemmed.
 
@@ -198,8 +204,7 @@ def node_words(name: str) -> frozenset[str]:
         frozenset({'pollin'})
     """
     words = [w.lower() for w in _text.words(name)]
-    content = [w for w in words if w not in _STOP and not w.isdigit()]
-    return frozenset(_stemmer().stemWords(content))
+    return frozenset(_stem(w) for w in words if w not in _STOP and not w.isdigit())
 
 
 def _touch(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -275,29 +280,26 @@ def documents_linked_by_triples(
         frontier = [
             node_words(name) for d in new for t in by_document[d] for name in (t.cause, t.effect)
         ]
-        ends = (
-            []
-            if upstream is None
-            else [
-                words
-                for d in new
-                for words in map(node_words, open_ends(by_document[d], upstream))
-                if len(words) >= 2  # an event or a state; a bare entity links by bridges
-            ]
-        )
-        found: list[str] = []
+        # The stems of the open ends (one shared stem with any of them links).
+        ends: set[str] = set()
+        if upstream is not None:
+            for d in new:
+                for end in map(node_words, open_ends(by_document[d], upstream)):
+                    if len(end) >= 2:  # an event or a state; a bare entity links by bridges
+                        ends |= end
+        found: dict[str, None] = {}  # ordered, with constant-time membership
         for t in triples:
             if t.document_id in taken or t.document_id in found:
                 continue
             names = (node_words(t.cause), node_words(t.effect))
             continues = node_words(t.effect if upstream else t.cause)
-            if any(_touch(a, b) for a in names for b in frontier) or any(
-                continues & end for end in ends
+            if not continues.isdisjoint(ends) or any(
+                _touch(a, b) for a in names for b in frontier
             ):
-                found.append(t.document_id)
+                found[t.document_id] = None
         if not found:
             break
         linked += found
         taken.update(found)
-        new = found
+        new = list(found)
     return linked

@@ -19,6 +19,7 @@ from sarg_integrations.evidence import (
     bridge_links,
     document_topic,
     documents_linked_by_triples,
+    node_words,
 )
 from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType, Triple
 
@@ -496,3 +497,54 @@ def test_rounds_limit_how_far_links_go():
     # "step1 event" / "step1 event" share two words; each round reaches one document further.
     assert documents_linked_by_triples(["d0"], chain, rounds=2) == ["d1", "d2"]
     assert documents_linked_by_triples(["d0"], chain, rounds=9) == ["d1", "d2", "d3", "d4"]
+
+
+def _brute_force_linked(start, triples, rounds, upstream):
+    docs = list(dict.fromkeys(t.document_id for t in triples))
+    of = {d: [t for t in triples if t.document_id == d] for d in docs}
+    stems = node_words
+    taken, new, linked = set(start), [d for d in start if d in of], []
+    for _ in range(rounds):
+        names = [stems(n) for d in new for t in of[d] for n in (t.cause, t.effect)]
+        ends = []
+        if upstream is not None:
+            for d in new:
+                inner = {t.effect if upstream else t.cause for t in of[d]}
+                ends += [stems(t.cause if upstream else t.effect) for t in of[d]
+                         if (t.cause if upstream else t.effect) not in inner]
+            ends = [e for e in ends if len(e) >= 2]
+        first_link = {}  # document -> position of its first triple that links
+        for d in docs:
+            if d in taken:
+                continue
+            for t in of[d]:
+                near = any(len(stems(n) & m) >= 2 for n in (t.cause, t.effect) for m in names)
+                goes_on = upstream is not None and any(
+                    stems(t.effect if upstream else t.cause) & e for e in ends
+                )
+                if near or goes_on:
+                    first_link[d] = triples.index(t)
+                    break
+        found = sorted(first_link, key=first_link.get)
+        if not found:
+            break
+        linked += found
+        taken |= set(found)
+        new = found
+    return linked
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_near_miss_links_match_their_definition_on_random_cases(seed):
+    rng = random.Random(seed)
+    vocab = ["storm", "power lines", "power cut", "cooling", "milk", "plant", "deliveries",
+             "reefs", "fish", "harvest", "failure"]
+    triples = [
+        Triple(" ".join(rng.sample(vocab, rng.randint(1, 2))), "causes",
+               " ".join(rng.sample(vocab, rng.randint(1, 2))), document_id=f"d{rng.randint(0, 6)}")
+        for _ in range(rng.randint(1, 12))
+    ]
+    start = [f"d{i}" for i in rng.sample(range(7), rng.randint(1, 2))]
+    rounds, upstream = rng.randint(1, 3), rng.choice([None, True, False])
+    got = documents_linked_by_triples(start, triples, rounds, upstream=upstream)
+    assert got == _brute_force_linked(start, triples, rounds, upstream)

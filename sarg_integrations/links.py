@@ -244,10 +244,12 @@ def documents_linked_by_triples(
 
     With ``upstream`` set (a question for causes: ``True``; for effects: ``False``) a
     document is also linked when it continues the story the asked way where the linked
-    documents' triples stop (:func:`open_ends`), on one shared content-word stem: its
-    triple's effect names such an open cause ("the storm knocked out *power* lines" /
-    "the *power* cut shut down the cooling"), or, downstream, its cause names such an
-    open effect. A document that only names a middle of the story ("*milk* comes from
+    documents' triples stop (:func:`open_ends`, named by two content words or more), on
+    one shared content-word stem: its triple's effect names such an open cause ("the
+    storm knocked out *power* lines" / "the *power* cut shut down the cooling"), or,
+    downstream, its cause names such an open effect. An open end is read in its whole
+    argument span too ("pushed many customer accounts *into overdraft*" / "the
+    *overdraft* fees"), as its name is a head-phrase trim. A document that only names a middle of the story ("*milk* comes from
     farms" against "the failure spoiled *milk*, so …") is not linked that way.
 
     ``rounds`` repeats the search from the newly linked documents. Documents without
@@ -280,13 +282,18 @@ def documents_linked_by_triples(
         frontier = [
             node_words(name) for d in new for t in by_document[d] for name in (t.cause, t.effect)
         ]
-        # The stems of the open ends (one shared stem with any of them links).
+        # The stems of the open ends (one shared stem with any of them links), read from
+        # the whole argument the text gives as well as from its head-phrase name.
         ends: set[str] = set()
         if upstream is not None:
             for d in new:
-                for end in map(node_words, open_ends(by_document[d], upstream)):
-                    if len(end) >= 2:  # an event or a state; a bare entity links by bridges
-                        ends |= end
+                open_names = set(open_ends(by_document[d], upstream))
+                for t in by_document[d]:
+                    name, text = (t.cause, t.cause_text) if upstream else (t.effect, t.effect_text)
+                    end = node_words(name)
+                    # An event or a state; a bare entity links by bridges.
+                    if name in open_names and len(end) >= 2:
+                        ends |= end | node_words(text or "")
         found: dict[str, None] = {}  # ordered, with constant-time membership
         for t in triples:
             if t.document_id in taken or t.document_id in found:

@@ -32,6 +32,16 @@ KNOWN_MISSES = {
     # previous document's "server's connection to the customer database", an anaphor
     # across documents the graph does not resolve; the one-document chain is not anchored.
     "bank": "'that connection' is not resolved across documents: the query falls back",
+    # A fourth set (blackout, billing, locust), run once: locust passes; billing passes since
+    # open ends are read in their whole span ("accounts into overdraft" / "overdraft fees").
+    # "The plant had to cut its output by half" / "the shortfall in electricity": no word.
+    "blackout": "'cut its output' / 'shortfall in electricity' share no word",
+    # A fifth set, run once after that change: all three miss, each for want of a shared
+    # word or of a relation: "Without the ferry, hotels received fewer visitors" yields no
+    # triple; "no local catch" / "banned fishing"; "lacking books" / "textbooks".
+    "ferry": "no triple in 'Without the ferry, the hotels received far fewer visitors'",
+    "market": "'no local catch' / 'banned fishing' share no word",
+    "exams": "'lacking books' / 'the library's textbooks' share no word",
 }
 
 
@@ -41,11 +51,15 @@ def pipeline() -> SARGPipeline:
 
 
 # Where a chain document stays out, the budget's relevance fill can bring a distractor in:
-# the most relevant document left is the school's profile; on the bank's fallback the
-# profile is bridged from the update document (both name "Palo Bank").
+# the most relevant document left is a profile; on the bank's fallback the profile is
+# bridged from the update document (both name "Palo Bank").
 KNOWN_DISTRACTORS = {
     "school": "the school's profile fills the budget the missing chain documents leave",
     "bank": "on fallback the bank's profile is bridged in from the update document",
+    "blackout": "the operator's and the reservoir's profiles fill the budget left",
+    "ferry": "the terminal's profile fills the budget left",
+    "market": "the market's history fills the budget left",
+    "exams": "the exam hall document fills the budget left",
 }
 
 

@@ -492,6 +492,16 @@ def test_a_bare_entity_at_the_open_end_links_by_two_words_only():
     assert documents_linked_by_triples(["a"], triples, upstream=True) == []
 
 
+def test_an_open_end_is_read_in_its_whole_argument():
+    # The name "many customer accounts" trims "into overdraft" off the effect's span.
+    triples = [
+        Triple("double charges", "pushed", "many customer accounts", document_id="a",
+               effect_text="many customer accounts into overdraft"),
+        _t("overdraft fees", "flood of complaints", "b"),
+    ]
+    assert documents_linked_by_triples(["a"], triples, upstream=False) == ["b"]
+
+
 def test_rounds_limit_how_far_links_go():
     chain = [_t(f"step{i} event", f"step{i + 1} event", f"d{i}") for i in range(5)]
     # "step1 event" / "step1 event" share two words; each round reaches one document further.
@@ -510,9 +520,10 @@ def _brute_force_linked(start, triples, rounds, upstream):
         if upstream is not None:
             for d in new:
                 inner = {t.effect if upstream else t.cause for t in of[d]}
-                ends += [stems(t.cause if upstream else t.effect) for t in of[d]
-                         if (t.cause if upstream else t.effect) not in inner]
-            ends = [e for e in ends if len(e) >= 2]
+                for t in of[d]:
+                    name, span = (t.cause, t.cause_text) if upstream else (t.effect, t.effect_text)
+                    if name not in inner and len(stems(name)) >= 2:
+                        ends.append(stems(name) | stems(span))
         first_link = {}  # document -> position of its first triple that links
         for d in docs:
             if d in taken:
@@ -539,11 +550,15 @@ def test_near_miss_links_match_their_definition_on_random_cases(seed):
     rng = random.Random(seed)
     vocab = ["storm", "power lines", "power cut", "cooling", "milk", "plant", "deliveries",
              "reefs", "fish", "harvest", "failure"]
-    triples = [
-        Triple(" ".join(rng.sample(vocab, rng.randint(1, 2))), "causes",
-               " ".join(rng.sample(vocab, rng.randint(1, 2))), document_id=f"d{rng.randint(0, 6)}")
-        for _ in range(rng.randint(1, 12))
-    ]
+    def phrase():
+        return " ".join(rng.sample(vocab, rng.randint(1, 2)))
+
+    triples = []
+    for _ in range(rng.randint(1, 12)):
+        cause, effect = phrase(), phrase()
+        spans = {} if rng.random() < 0.5 else {"cause_text": f"the {cause} of {phrase()}",
+                                               "effect_text": f"{effect} in {phrase()}"}
+        triples.append(Triple(cause, "causes", effect, document_id=f"d{rng.randint(0, 6)}", **spans))
     start = [f"d{i}" for i in rng.sample(range(7), rng.randint(1, 2))]
     rounds, upstream = rng.randint(1, 3), rng.choice([None, True, False])
     got = documents_linked_by_triples(start, triples, rounds, upstream=upstream)

@@ -42,6 +42,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _T,
     _TIME_NOUNS,
     _VERB_POS,
+    _WITHOUT_IDIOMS,
     _Cue,
 )
 from sarg_integrations.extraction.rules_phrases import (
@@ -434,8 +435,20 @@ def _discourse_cues(verb: Token, sent: Span, ctx: _Context) -> Iterator[_Candida
 
 
 def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
-    """Prepositional cues: "Y because of X", "due to X, Y", "after X, Y" (X a noun phrase)."""
+    """Prepositional cues: "Y because of X", "due to X, Y", "after X, Y", and "Without X, Y"
+    opening a sentence (X a noun phrase)."""
     words = [t.lower_ for t in sent]
+    first = sent[0]
+    if first.lower_ == "without" and first.dep_ == "prep":
+        obj = _prep_object(first)
+        if (
+            obj is not None
+            and obj.pos_ in ("NOUN", "PROPN")
+            and obj.lemma_.lower() not in _WITHOUT_IDIOMS
+            and obj.right_edge.i + 1 < sent.end
+            and sent.doc[obj.right_edge.i + 1].text == ","  # fronted: "Without X, Y"
+        ):
+            yield from _prep_candidate([first], _Cue("without", _C))
     for k, tok in enumerate(sent):
         for pattern in _CAUSAL_PREPS:
             if tuple(words[k : k + len(pattern)]) == pattern:

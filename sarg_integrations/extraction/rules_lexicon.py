@@ -186,5 +186,10 @@ _HUMAN_ENTS = frozenset({"PERSON", "NORP", "ORG"})
 _TIME_NOUNS = frozenset(
     {"year", "month", "week", "day", "decade", "hour", "minute", "time", "while", "period"}
 )
+# "Without X, Y" opening a sentence: the lack of X brings Y about ("Without the ferry, the
+# hotels received fewer visitors"), except in these set phrases ("Without warning, ...").
+_WITHOUT_IDIOMS = frozenset(
+    {"doubt", "question", "exception", "warning", "hesitation", "delay", "fail", "end"}
+)
 # Heads that make a phrase useless as a graph node.
 _EMPTY_HEADS = frozenset({"one", "ones", "thing", "things", "lot", "part", "kind", "way"})

@@ -39,7 +39,9 @@ KNOWN_MISSES = {
     # A fifth set, run once after that change: all three miss, each for want of a shared
     # word or of a relation: "Without the ferry, hotels received fewer visitors" yields no
     # triple; "no local catch" / "banned fishing"; "lacking books" / "textbooks".
-    "ferry": "no triple in 'Without the ferry, the hotels received far fewer visitors'",
+    # The rules now read "Without the ferry, …" (ferry -> fewer visitors), but that chain
+    # is in a document less relevant than the terminal's profile, so it is not anchored.
+    "ferry": "the 'Without the ferry' chain is not anchored: the query falls back",
     "market": "'no local catch' / 'banned fishing' share no word",
     "exams": "'lacking books' / 'the library's textbooks' share no word",
 }

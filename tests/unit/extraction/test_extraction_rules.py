@@ -136,6 +136,9 @@ CASES = [
      ("married elizabeth in 1486", R.CAUSAL, "uniting houses of york")),
     ("Heavy rain, which causes flooding, fell overnight.",
      ("heavy rain", R.CAUSAL, "flooding")),
+    # "Without X, Y" opening a sentence: the lack of X brings Y about
+    ("Without heating oil, the boilers at the school stopped working.",
+     ("heating oil", R.CAUSAL, "boilers stopped working")),
     # the absolute construction: a clause with its own subject after "with"
     ("With the port closed, container ships were diverted to distant harbours.",
      ("port closed", R.CAUSAL, "container ships diverted to distant harbours")),
@@ -172,6 +175,17 @@ CASES = [
 @pytest.mark.parametrize(("text", "expected"), CASES, ids=[c[0][:40] for c in CASES])
 def test_cue_families(extractor: RuleBasedExtractor, text: str, expected: tuple) -> None:
     assert expected in triples_of(extractor, text)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text", ["Without warning, the storm hit the coast.", "He left without saying goodbye."]
+)
+def test_without_is_a_cause_only_opening_a_sentence_and_not_in_set_phrases(
+    extractor: RuleBasedExtractor, text: str
+) -> None:
+    found = extractor.extract(SourceDocument("d", text))
+    assert not [t for t in found if t.relation == "without"], found
 
 
 @pytest.mark.slow

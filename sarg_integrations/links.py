@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -185,10 +186,15 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("english")
 
 
+_stem_lock = threading.Lock()
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     # The pure-Python stemmer costs ~50 µs a word; the same words recur across queries.
-    return str(_stemmer().stemWord(word))
+    # One stemmer keeps the word it works on in itself: concurrent queries take turns.
+    with _stem_lock:
+        return str(_stemmer().stemWord(word))
 
 
 def node_words(name: str) -> frozenset[str]:
@@ -249,8 +255,9 @@ def documents_linked_by_triples(
     storm knocked out *power* lines" / "the *power* cut shut down the cooling"), or,
     downstream, its cause names such an open effect. An open end is read in its whole
     argument span too ("pushed many customer accounts *into overdraft*" / "the
-    *overdraft* fees"), as its name is a head-phrase trim. A document that only names a middle of the story ("*milk* comes from
-    farms" against "the failure spoiled *milk*, so …") is not linked that way.
+    *overdraft* fees"), as its name is a head-phrase trim. A document that only names a
+    middle of the story ("*milk* comes from farms" against "the failure spoiled *milk*,
+    so …") is not linked that way.
 
     ``rounds`` repeats the search from the newly linked documents. Documents without
     triples (attributive distractors) are never linked.

@@ -563,3 +563,26 @@ def test_near_miss_links_match_their_definition_on_random_cases(seed):
     rounds, upstream = rng.randint(1, 3), rng.choice([None, True, False])
     got = documents_linked_by_triples(start, triples, rounds, upstream=upstream)
     assert got == _brute_force_linked(start, triples, rounds, upstream)
+
+
+def test_stems_are_right_under_concurrent_queries():
+    # The stemmer keeps the word it works on in itself; without the lock, threads that
+    # switch often mix up each other's words.
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sarg_integrations import links
+
+    words = [f"{stem}{n}{suffix}" for n in range(400) for stem in ("pollinat", "deliver")
+             for suffix in ("ion", "ed", "ing", "s", "ations")]
+    expected = [links._stemmer().stemWord(w) for w in words]
+    links._stem.cache_clear()
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, so an unguarded stemmer fails
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(links._stem, words))
+    finally:
+        sys.setswitchinterval(old)
+        links._stem.cache_clear()
+    assert got == expected

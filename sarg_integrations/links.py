@@ -306,7 +306,7 @@ def documents_linked_by_triples(
             if t.document_id in taken or t.document_id in found:
                 continue
             names = (node_words(t.cause), node_words(t.effect))
-            continues = node_words(t.effect if upstream else t.cause)
+            continues = names[1] if upstream else names[0]  # the end that meets an open end
             if not continues.isdisjoint(ends) or any(
                 _touch(a, b) for a in names for b in frontier
             ):

@@ -525,7 +525,8 @@ _JUDGING_VERBS = frozenset(
     "applaud commend award sack fire dismiss expel ban suspend apologize apologise "
     "detain indict prosecute execute".split()
 )
-# Their inflected forms too: the small parser's lemmas miss some ("fined" -> "fin").
+
+
 def _inflections(verb: str) -> tuple[str, ...]:
     """``verb``'s -s, -ed and -ing forms ("fine": fines, fined, fining; "ban": banned)."""
     stem = verb[:-1] if verb.endswith("e") else verb
@@ -534,13 +535,15 @@ def _inflections(verb: str) -> tuple[str, ...]:
     return verb + "s", stem + "ed", stem + "ing"
 
 
+# Their inflected forms too: the small parser's lemmas miss some ("fined" -> "fin").
 _JUDGING_FORMS = _JUDGING_VERBS | frozenset(f for v in _JUDGING_VERBS for f in _inflections(v))
 
 
 def _gives_reason(doc: Any, relation: Any, signal: str | None) -> bool:
     """Whether the signal is the "for" of a verb of judging: a reason, not an aim.
 
-    ``doc`` is the sentence's spaCy parse; the effect span's root verb decides.
+    ``doc`` is the sentence's spaCy parse; a verb of judging anywhere in the effect span
+    (by lemma or by inflected form) decides.
     """
     if signal is None or signal.strip().lower() != "for" or relation.effect is None:
         return False

@@ -29,24 +29,46 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from sarg_integrations import _text
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = [
+    "LINK_ROUNDS",
     "MAX_TOPIC_WORDS",
+    "SIMILAR_END_MARGIN",
+    "SIMILAR_END_MATCH",
     "bridge_guided_selection",
     "bridge_links",
     "document_topic",
     "documents_linked_by_triples",
+    "names_event",
     "node_words",
     "open_ends",
 ]
 
 MAX_TOPIC_WORDS = 8
 """Topics longer than this many words are ignored (a sentence, not a name)."""
+
+LINK_ROUNDS = 3
+"""How many times :func:`documents_linked_by_triples` searches again from the documents
+it just linked: a story of four documents told upstream from its last one needs three
+(the school story: closure <- boilers <- heating oil <- snow)."""
+
+SIMILAR_END_MATCH = 0.25
+"""An open end of the evidence and a triple's end elsewhere at least this similar (cosine
+of their sentence embeddings) continue one story though they share no word: "the cold
+classrooms" / "the boilers … stopped working" (0.30), "the shortfall in electricity" /
+"the … hydroelectric plant had to cut its output" (0.33). A profile's "milk" scores 0.16
+against "the failure of the cooling systems". Chosen on the team's causal stories and
+checked on the 128 ESTER questions (docs/evaluation.md)."""
+
+SIMILAR_END_MARGIN = 0.05
+"""For one open end, every triple end within this much of the best match is linked too
+(two documents may each tell part of the step: "the library's textbooks" 0.43, "the
+library" 0.39 for "lacking books")."""
 
 _DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
 # The capitalised words that open a sentence, up to a copula, a comma or a parenthesis:
@@ -213,6 +235,34 @@ def node_words(name: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in words if w not in _STOP and not w.isdigit())
 
 
+def names_event(name: str) -> bool:
+    """Whether an open end called ``name`` is worth following to another document: an
+    event or a state ("the cold classrooms", "trains", "infestation"), not a bare named
+    entity ("Italy", "Takako Doi"), which links by bridges instead.
+
+    Two content words or more, or one content word in lower case.
+
+    Example:
+        >>> names_event("cold classrooms"), names_event("trains"), names_event("Italy")
+        (True, True, False)
+        >>> names_event("Port of Alvik"), names_event("the")
+        (True, False)
+    """
+    content = [w for w in _text.words(name) if w.lower() not in _STOP and not w.isdigit()]
+    return len(content) >= 2 or (len(content) == 1 and not content[0][:1].isupper())
+
+
+def _mostly_capitalised(name: str) -> bool:
+    """More than half of ``name``'s content words are capitalised: a name, not an event.
+
+    Example:
+        >>> _mostly_capitalised("SDP chairman Takako Doi"), _mostly_capitalised("storm in Varna")
+        (True, False)
+    """
+    content = [w for w in _text.words(name) if w.lower() not in _STOP]
+    return 2 * sum(w[:1].isupper() for w in content) > len(content)
+
+
 def _touch(a: frozenset[str], b: frozenset[str]) -> bool:
     """Two node names name the same thing loosely: two content words in common."""
     return len(a & b) >= 2
@@ -236,9 +286,12 @@ def open_ends(triples: Sequence[Triple], upstream: bool) -> list[str]:
 def documents_linked_by_triples(
     chain_document_ids: Sequence[str],
     triples: Sequence[Triple],
-    rounds: int = 2,
+    rounds: int = LINK_ROUNDS,
     *,
     upstream: bool | None = None,
+    similarity: Callable[[Sequence[str], Sequence[str]], Any] | None = None,
+    similar_match: float = SIMILAR_END_MATCH,
+    similar_margin: float = SIMILAR_END_MARGIN,
 ) -> list[str]:
     """Documents whose triples name what the chain documents' triples name.
 
@@ -250,20 +303,29 @@ def documents_linked_by_triples(
 
     With ``upstream`` set (a question for causes: ``True``; for effects: ``False``) a
     document is also linked when it continues the story the asked way where the linked
-    documents' triples stop (:func:`open_ends`, named by two content words or more), on
-    one shared content-word stem: its triple's effect names such an open cause ("the
-    storm knocked out *power* lines" / "the *power* cut shut down the cooling"), or,
-    downstream, its cause names such an open effect. An open end is read in its whole
-    argument span too ("pushed many customer accounts *into overdraft*" / "the
-    *overdraft* fees"), as its name is a head-phrase trim. A document that only names a
-    middle of the story ("*milk* comes from farms" against "the failure spoiled *milk*,
-    so …") is not linked that way.
+    documents' triples stop (:func:`open_ends` that :func:`names_event`), on one shared
+    content-word stem: its triple's effect names such an open cause ("the storm knocked
+    out *power* lines" / "the *power* cut shut down the cooling"), or, downstream, its
+    cause names such an open effect. An open end named by two content words or more is
+    read in its whole argument span too ("pushed many customer accounts *into
+    overdraft*" / "the *overdraft* fees"), as its name is a head-phrase trim. A document
+    that only names a middle of the story ("*milk* comes from farms" against "the
+    failure spoiled *milk*, so …") is not linked that way.
+
+    With ``similarity`` too (texts ``a``, texts ``b`` → their ``len(a) × len(b)``
+    cosine matrix, e.g. of sentence embeddings), the story is also followed where no
+    word is shared: for each open end that is not a name (most content words in lower
+    case), the triples whose continuing end (its whole span) is at least
+    ``similar_match`` similar to the open end's span, and within ``similar_margin`` of
+    the best such triple, link their documents ("the cold classrooms" / "the boilers …
+    stopped working").
 
     ``rounds`` repeats the search from the newly linked documents. Documents without
     triples (attributive distractors) are never linked.
 
     Returns:
-        The linked document ids, by round, then in the order of ``triples``.
+        The linked document ids, by round, then in the order of ``triples`` (stem
+        links before similarity links).
 
     Example:
         >>> t = [Triple("drought", "shrank", "wheat harvest in the provinces", document_id="a"),
@@ -278,6 +340,14 @@ def documents_linked_by_triples(
         []
         >>> documents_linked_by_triples(["c"], t, upstream=True)
         ['s']
+        >>> t = [Triple("oil ran out", "stopped", "boilers working", document_id="b"),
+        ...      Triple("cold classrooms", "forced", "school closure", document_id="c")]
+        >>> def similar(a, b):  # stands in for embedding cosines
+        ...     return [[0.3 if "cold" in x and "boilers" in y else 0.0 for y in b] for x in a]
+        >>> documents_linked_by_triples(["c"], t, upstream=True)
+        []
+        >>> documents_linked_by_triples(["c"], t, upstream=True, similarity=similar)
+        ['b']
     """
     by_document: dict[str, list[Triple]] = {}
     for t in triples:
@@ -289,31 +359,65 @@ def documents_linked_by_triples(
         frontier = [
             node_words(name) for d in new for t in by_document[d] for name in (t.cause, t.effect)
         ]
-        # The stems of the open ends (one shared stem with any of them links), read from
-        # the whole argument the text gives as well as from its head-phrase name.
-        ends: set[str] = set()
+        # The open ends where the story stops the asked way: (name, whole span) pairs.
+        ends: list[tuple[str, str]] = []
         if upstream is not None:
             for d in new:
                 open_names = set(open_ends(by_document[d], upstream))
                 for t in by_document[d]:
                     name, text = (t.cause, t.cause_text) if upstream else (t.effect, t.effect_text)
-                    end = node_words(name)
-                    # An event or a state; a bare entity links by bridges.
-                    if name in open_names and len(end) >= 2:
-                        ends |= end | node_words(text or "")
+                    if name in open_names and names_event(name):
+                        ends.append((name, text or name))
+        # One shared stem with an open end links, read from the whole span as well as
+        # from the head-phrase name when the name is more than one word.
+        stems: set[str] = set()
+        for name, text in ends:
+            words = node_words(name)
+            stems |= words | (node_words(text) if len(words) >= 2 else frozenset())
         found: dict[str, None] = {}  # ordered, with constant-time membership
         for t in triples:
             if t.document_id in taken or t.document_id in found:
                 continue
             names = (node_words(t.cause), node_words(t.effect))
             continues = names[1] if upstream else names[0]  # the end that meets an open end
-            if not continues.isdisjoint(ends) or any(
+            if not continues.isdisjoint(stems) or any(
                 _touch(a, b) for a in names for b in frontier
             ):
                 found[t.document_id] = None
+        if similarity is not None and upstream is not None:
+            spans = list(dict.fromkeys(text for name, text in ends if not _mostly_capitalised(name)))
+            others = [t for t in triples if t.document_id not in taken | found.keys()]
+            for doc_id in _similar_continuations(
+                spans, others, upstream, similarity, similar_match, similar_margin
+            ):
+                found.setdefault(doc_id, None)
         if not found:
             break
         linked += found
         taken.update(found)
         new = list(found)
     return linked
+
+
+def _similar_continuations(
+    spans: Sequence[str],
+    candidates: Sequence[Triple],
+    upstream: bool,
+    similarity: Callable[[Sequence[str], Sequence[str]], Any],
+    match: float,
+    margin: float,
+) -> list[str]:
+    """The documents of ``candidates`` whose continuing end (the effect, upstream) is at
+    least ``match`` similar to one of ``spans`` and within ``margin`` of that span's
+    best candidate; in the order of ``candidates``."""
+    if not spans or not candidates:
+        return []
+    sides = [
+        (t.effect_text or t.effect) if upstream else (t.cause_text or t.cause) for t in candidates
+    ]
+    hits: set[int] = set()
+    for row in similarity(list(spans), sides):
+        scores = [float(x) for x in row]
+        floor = max(match, max(scores) - margin)
+        hits.update(i for i, score in enumerate(scores) if score >= floor)
+    return list(dict.fromkeys(candidates[i].document_id for i in sorted(hits)))

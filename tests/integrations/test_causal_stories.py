@@ -17,14 +17,11 @@ bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
 KNOWN_MISSES = {
-    # Written on 2026-12-02 as checks of stories nobody had tuned on, and run once. The
-    # first three (port, school, orchard) were then used to fix the links (port and
-    # orchard pass since); the last three (flu, estuary, bank) were written after that
-    # fix and run once more: estuary passes, flu and bank fall back.
-    # "The cold classrooms forced the school to close" / "the boilers … stopped working":
-    # the link is world knowledge (no boiler, no heat), no shared word; the school's
-    # profile comes in by relevance to fill the budget.
-    "school": "'cold classrooms' / 'boilers stopped working' share no word: two documents stay out",
+    # Written on 2026-12-02 as checks of stories nobody had tuned on, and run once each
+    # (six sets; per-set first-run figures in docs/evaluation.md). Those that pass since
+    # were fixed by general changes: one-stem links to open ends (port, orchard, billing),
+    # similar-span links where no word is shared (school, blackout, market, exams,
+    # vineyard), one-word open ends in lower case (rail, honey).
     # "The flu wave filled the beds …, and waiting times … rose": the extractor reads no
     # relation into the waiting times (a bare "and"), so no node names what is asked.
     "flu": "no triple names the waiting times: the query falls back",
@@ -32,37 +29,38 @@ KNOWN_MISSES = {
     # previous document's "server's connection to the customer database", an anaphor
     # across documents the graph does not resolve; the one-document chain is not anchored.
     "bank": "'that connection' is not resolved across documents: the query falls back",
-    # A fourth set (blackout, billing, locust), run once: locust passes; billing passes since
-    # open ends are read in their whole span ("accounts into overdraft" / "overdraft fees").
-    # "The plant had to cut its output by half" / "the shortfall in electricity": no word.
-    "blackout": "'cut its output' / 'shortfall in electricity' share no word",
-    # A fifth set, run once after that change: all three miss, each for want of a shared
-    # word or of a relation: "Without the ferry, hotels received fewer visitors" yields no
-    # triple; "no local catch" / "banned fishing"; "lacking books" / "textbooks".
-    # The rules now read "Without the ferry, …" (ferry -> fewer visitors), but that chain
-    # is in a document less relevant than the terminal's profile, so it is not anchored.
+    # The rules read "Without the ferry, …" (ferry -> fewer visitors), but that chain is in
+    # a document less relevant than the terminal's profile, so it is not anchored.
     "ferry": "the 'Without the ferry' chain is not anchored: the query falls back",
-    "market": "'no local catch' / 'banned fishing' share no word",
-    "exams": "'lacking books' / 'the library's textbooks' share no word",
+    # "Unable to compete on price, the factory lost its largest orders" yields no triple,
+    # and "the government raised tariffs" states no relation: the story stops at the
+    # layoffs document, whose open end ("loss of orders") no triple continues.
+    "textiles": "two chain documents hold no triple: the story is not followed upstream",
+    # "Fearing damage to jet engines, authorities closed the airspace" / "a cloud of ash":
+    # that ash damages engines is world knowledge (cosine 0.06).
+    "airport": "'damage to jet engines' / 'a cloud of ash' is world knowledge",
+    # Every chain document is in, with a distractor: see KNOWN_DISTRACTORS.
+    "lake": "the farms document comes in with the chain",
 }
-
-
-@pytest.fixture(scope="module")
-def pipeline() -> SARGPipeline:
-    return SARGPipeline()
 
 
 # Where a chain document stays out, the budget's relevance fill can bring a distractor in:
 # the most relevant document left is a profile; on the bank's fallback the profile is
 # bridged from the update document (both name "Palo Bank").
 KNOWN_DISTRACTORS = {
-    "school": "the school's profile fills the budget the missing chain documents leave",
     "bank": "on fallback the bank's profile is bridged in from the update document",
-    "blackout": "the operator's and the reservoir's profiles fill the budget left",
     "ferry": "the terminal's profile fills the budget left",
-    "market": "the market's history fills the budget left",
-    "exams": "the exam hall document fills the budget left",
+    "textiles": "the factory's profile and the cotton document fill the budget left",
+    # "Farms around the lake grow mostly maize": the tagger reads farms -> maize, and its
+    # "Farms" is the span most like the open end "fertiliser from the surrounding farms"
+    # (0.56; the next step's "nutrients": 0.30).
+    "lake": "the tagger's 'farms grow maize' continues the open end 'fertiliser … farms'",
 }
+
+
+@pytest.fixture(scope="module")
+def pipeline() -> SARGPipeline:
+    return SARGPipeline()
 
 
 def _stories(known: dict[str, str]) -> list:

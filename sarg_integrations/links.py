@@ -304,9 +304,10 @@ def documents_linked_by_triples(
     With ``upstream`` set (a question for causes: ``True``; for effects: ``False``) a
     document is also linked when it continues the story the asked way where the linked
     documents' triples stop (:func:`open_ends` that :func:`names_event`), on one shared
-    content-word stem: its triple's effect names such an open cause ("the storm knocked
-    out *power* lines" / "the *power* cut shut down the cooling"), or, downstream, its
-    cause names such an open effect. An open end named by two content words or more is
+    content-word stem: its triple's effect or relation names such an open cause ("the
+    storm knocked out *power* lines" / "the *power* cut shut down the cooling", "a fire
+    *halted* production" / "the *halt* cut deliveries"), or, downstream, its cause names
+    such an open effect. An open end named by two content words or more is
     read in its whole argument span too ("pushed many customer accounts *into
     overdraft*" / "the *overdraft* fees"), as its name is a head-phrase trim. A document
     that only names a middle of the story ("*milk* comes from farms" against "the
@@ -379,7 +380,9 @@ def documents_linked_by_triples(
             if t.document_id in taken or t.document_id in found:
                 continue
             names = (node_words(t.cause), node_words(t.effect))
-            continues = names[1] if upstream else names[0]  # the end that meets an open end
+            # The end that meets an open end; upstream, the event is the relation and its
+            # effect ("a fire *halted* the production" / "*the halt* cut deliveries").
+            continues = names[1] | node_words(t.relation) if upstream else names[0]
             if not continues.isdisjoint(stems) or any(
                 _touch(a, b) for a in names for b in frontier
             ):

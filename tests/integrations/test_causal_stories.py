@@ -41,6 +41,13 @@ KNOWN_MISSES = {
     "airport": "'damage to jet engines' / 'a cloud of ash' is world knowledge",
     # Every chain document is in, with a distractor: see KNOWN_DISTRACTORS.
     "lake": "the farms document comes in with the chain",
+    "reservoir": "the dam document comes in with the chain",
+    # A seventh set (reservoir, bus, pharmacy, shipwreck, bakery), run once on the code of
+    # the similar-span links: bus and bakery passed; pharmacy passes since an open end may
+    # name the relation upstream ("the halt" / "halted"). "The tanker ran aground … and
+    # split its hull" and "crude oil leaked onto the beaches" state no relation: the one
+    # triple-bearing document is not among the most relevant, and the query falls back.
+    "shipwreck": "two chain documents state no relation: the query falls back",
 }
 
 
@@ -55,6 +62,9 @@ KNOWN_DISTRACTORS = {
     # "Farms" is the span most like the open end "fertiliser from the surrounding farms"
     # (0.56; the next step's "nutrients": 0.30).
     "lake": "the tagger's 'farms grow maize' continues the open end 'fertiliser … farms'",
+    # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
+    # in 1961" (a real temporal triple of the dam's history) shares its stem "reservoir".
+    "reservoir": "the dam's history shares the stem 'reservoir' with the open end's span",
 }
 
 

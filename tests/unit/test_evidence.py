@@ -529,6 +529,14 @@ def test_an_open_end_is_read_in_its_whole_argument():
     assert documents_linked_by_triples(["a"], triples, upstream=False) == ["b"]
 
 
+def test_upstream_an_open_end_may_name_the_event_of_a_relation():
+    # "The halt cut deliveries": the halt is the fire's "halted the production".
+    triples = [Triple("fire", "halted", "production of insulin pens", document_id="fire"),
+               _t("halt", "deliveries cut", "supply")]
+    assert documents_linked_by_triples(["supply"], triples, upstream=True) == ["fire"]
+    assert documents_linked_by_triples(["fire"], triples, upstream=False) == []
+
+
 def test_a_one_word_event_in_lower_case_is_an_open_end():
     # "all trains" is trimmed to "trains": an event's subject, not a name; the next
     # document's "no trains run" continues it.
@@ -637,9 +645,8 @@ def _brute_force_linked(start, triples, rounds, upstream, similarity=None):
                 continue
             for t in of[d]:
                 near = any(len(stems(n) & m) >= 2 for n in (t.cause, t.effect) for m in names)
-                goes_on = upstream is not None and any(
-                    stems(t.effect if upstream else t.cause) & e for e in ends
-                )
+                told = stems(t.effect) | stems(t.relation) if upstream else stems(t.cause)
+                goes_on = upstream is not None and any(told & e for e in ends)
                 if near or goes_on:
                     first_link[d] = triples.index(t)
                     break
@@ -679,7 +686,8 @@ def test_near_miss_links_match_their_definition_on_random_cases(seed):
         cause, effect = phrase(), phrase()
         spans = {} if rng.random() < 0.5 else {"cause_text": f"the {cause} of {phrase()}",
                                                "effect_text": f"{effect} in {phrase()}"}
-        triples.append(Triple(cause, "causes", effect, document_id=f"d{rng.randint(0, 6)}", **spans))
+        relation = rng.choice(["causes", "cooling", "led to", "failure"])
+        triples.append(Triple(cause, relation, effect, document_id=f"d{rng.randint(0, 6)}", **spans))
     start = [f"d{i}" for i in rng.sample(range(7), rng.randint(1, 2))]
     rounds, upstream = rng.randint(1, 3), rng.choice([None, True, False])
     similarity = rng.choice([None, _toy_similarity])

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from sarg_integrations.extraction.rules_lexicon import (
     _ADJ_CUES,
+    _AFFECTING_PARTICIPLES,
     _AGENT_OK_VERBS,
     _C,
     _CAUSAL_PREPS,
@@ -37,6 +38,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _RESULT_ADVERBS,
     _RESULT_NOUN_ADVERBIALS,
     _RESULT_NOUNS,
+    _REASON_ADJECTIVES,
     _S,
     _SUBORDINATORS,
     _T,
@@ -125,6 +127,7 @@ def _reasoning_candidates(sent: Span, ctx: _Context) -> Iterator[_Candidate]:
         elif tok.dep_ == "acl" and tok.tag_ == "VBN":
             yield from _verb_cues(tok)
     yield from _preposition_cues(sent)
+    yield from _fronted_reason_cues(sent)
 
 
 def _cue_for_verb(verb: Token) -> tuple[_Cue, Token | None] | None:
@@ -465,6 +468,41 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             if any(t.like_num for t in obj.subtree):
                 continue  # "after 2019", "before 5 pm"
             yield from _prep_candidate([tok], _Cue("precedes", _T))
+
+
+def _fronted_reason_cues(sent: Span) -> Iterator[_Candidate]:
+    """A sentence opened by an adjunct giving the main clause's reason, up to a comma:
+    "Unable to compete on price, the factory lost its orders" (the adjunct is the cause),
+    "Hit by falling demand, the company cut jobs" (the participle's agent is)."""
+    first = sent[0]
+    main = first.head
+    if first.dep_ != "advcl" or main.i <= first.i or main.pos_ not in _VERB_POS:
+        return
+    end = first.right_edge.i
+    if end + 1 >= sent.end or sent.doc[end + 1].text != ",":
+        return
+    adjunct = _subtree_ids(first)
+    cause: Token | _Phrase
+    if first.tag_ == "JJ" and first.lower_ in _REASON_ADJECTIVES:
+        toks = list(first.subtree)[:MAX_PHRASE_TOKENS]
+        cause = _Phrase(_render(toks), frozenset(t.i for t in toks))
+        cue = _Cue("causes", _C)
+    elif first.tag_ == "VBN" and first.lemma_.lower() in _AFFECTING_PARTICIPLES:
+        agent = _first_child(first, ("agent",))
+        obj = _prep_object(agent) if agent is not None else None
+        if obj is None or obj.pos_ not in ("NOUN", "PROPN"):
+            return
+        cause = obj
+        cue = _Cue(first.lower_, _C)
+    else:
+        return
+    subj = _subject_of(main)
+    if subj is not None and _is_pronominal(subj):
+        return  # the clause would read "cut jobs" with no subject
+    effect = _clause_phrase(main, adjunct | {end + 1})
+    if effect is None:
+        return
+    yield _Candidate(cause, effect, cue, exclude=adjunct)
 
 
 def _prep_candidate(

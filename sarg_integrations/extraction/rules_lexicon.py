@@ -191,5 +191,15 @@ _TIME_NOUNS = frozenset(
 _WITHOUT_IDIOMS = frozenset(
     {"doubt", "question", "exception", "warning", "hesitation", "delay", "fail", "end"}
 )
+# A sentence opened by an adjunct that gives the main clause's reason: "*Unable* to compete
+# on price, the factory lost its orders", "*Short* of deliveries, the chain ran out", or a
+# participle of affecting with its agent: "*Hit* by falling demand, the company cut jobs"
+# ("Founded by X, …" or "Written by X, …" name a maker, not a cause, so they are not here).
+_REASON_ADJECTIVES = frozenset({"unable", "short"})
+_AFFECTING_PARTICIPLES = frozenset(
+    {"hit", "hurt", "hamper", "boost", "buoy", "drive", "prompt", "spur", "weaken", "batter",
+     "fuel", "squeeze", "cripple", "plague", "force", "frighten", "alarm", "anger", "stun",
+     "shake", "rattle", "overwhelm", "swamp", "burden", "strain", "encourage", "embolden"}
+)
 # Heads that make a phrase useless as a graph node.
 _EMPTY_HEADS = frozenset({"one", "ones", "thing", "things", "lot", "part", "kind", "way"})

@@ -142,6 +142,13 @@ CASES = [
     # the absolute construction: a clause with its own subject after "with"
     ("With the port closed, container ships were diverted to distant harbours.",
      ("port closed", R.CAUSAL, "container ships diverted to distant harbours")),
+    # a sentence opened by its reason: an adjective of lack, or a participle of affecting
+    ("Unable to compete on price, the factory lost its largest orders.",
+     ("unable to compete on price", R.CAUSAL, "factory lost largest orders")),
+    ("Unable to pay its debts, the airline filed for bankruptcy.",
+     ("unable to pay its debts", R.CAUSAL, "airline filed for bankruptcy")),
+    ("Hit by falling demand, the company cut 400 jobs.",
+     ("demand", R.CAUSAL, "company cut 400 jobs")),
     # procedural / requirement: prerequisite -> dependent
     ("Insulin production requires beta cells.",
      ("beta cells", R.PROCEDURAL, "insulin production")),
@@ -186,6 +193,21 @@ def test_without_is_a_cause_only_opening_a_sentence_and_not_in_set_phrases(
 ) -> None:
     found = extractor.extract(SourceDocument("d", text))
     assert not [t for t in found if t.relation == "without"], found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Founded by two brothers, the company makes shoes.",  # a maker, not a cause
+        "Hit by falling demand, it cut 400 jobs.",  # the effect would have no subject
+        "The factory, unable to compete, lost its orders.",  # not opening the sentence
+    ],
+)
+def test_a_fronted_adjunct_is_a_reason_only_for_lack_or_affecting(
+    extractor: RuleBasedExtractor, text: str
+) -> None:
+    assert triples_of(extractor, text) == set()
 
 
 @pytest.mark.slow

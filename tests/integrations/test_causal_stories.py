@@ -48,6 +48,15 @@ KNOWN_MISSES = {
     # split its hull" and "crude oil leaked onto the beaches" state no relation: the one
     # triple-bearing document is not among the most relevant, and the query falls back.
     "shipwreck": "two chain documents state no relation: the query falls back",
+    # An eighth set (library, wildfire, coffee, strike, river), run once on the final code
+    # of 2026-12-02 and not used for any change: library, coffee and river pass.
+    # "A wildfire near Ostra burned through the hills" states no relation, and the smoke
+    # document's triple is misread ("Ostra made unsafe"): nothing links back to the fire.
+    "wildfire": "the fire document states no relation: the story's first step stays out",
+    # "went on strike" / "the walkout": no shared stem, cosine 0.15 (under 0.25); the
+    # walkout document comes in by relevance, after the links, so its own continuation
+    # ("the postponed operations") is never looked for.
+    "strike": "'went on strike' / 'the walkout' (cosine 0.15): the last document stays out",
 }
 
 

@@ -388,7 +388,9 @@ def documents_linked_by_triples(
             ):
                 found[t.document_id] = None
         if similarity is not None and upstream is not None:
-            spans = list(dict.fromkeys(text for name, text in ends if not _mostly_capitalised(name)))
+            spans = list(
+                dict.fromkeys(text for name, text in ends if not _mostly_capitalised(name))
+            )
             others = [t for t in triples if t.document_id not in taken | found.keys()]
             for doc_id in _similar_continuations(
                 spans, others, upstream, similarity, similar_match, similar_margin

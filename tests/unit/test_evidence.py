@@ -540,7 +540,8 @@ def test_upstream_an_open_end_may_name_the_event_of_a_relation():
 def test_a_one_word_event_in_lower_case_is_an_open_end():
     # "all trains" is trimmed to "trains": an event's subject, not a name; the next
     # document's "no trains run" continues it.
-    triples = [_t("signal fault", "trains", "fault"), _t("no trains run", "replacement buses", "buses")]
+    triples = [_t("signal fault", "trains", "fault"),
+               _t("no trains run", "replacement buses", "buses")]
     assert documents_linked_by_triples(["fault"], triples, upstream=False) == ["buses"]
 
 
@@ -687,7 +688,8 @@ def test_near_miss_links_match_their_definition_on_random_cases(seed):
         spans = {} if rng.random() < 0.5 else {"cause_text": f"the {cause} of {phrase()}",
                                                "effect_text": f"{effect} in {phrase()}"}
         relation = rng.choice(["causes", "cooling", "led to", "failure"])
-        triples.append(Triple(cause, relation, effect, document_id=f"d{rng.randint(0, 6)}", **spans))
+        doc = f"d{rng.randint(0, 6)}"
+        triples.append(Triple(cause, relation, effect, document_id=doc, **spans))
     start = [f"d{i}" for i in rng.sample(range(7), rng.randint(1, 2))]
     rounds, upstream = rng.randint(1, 3), rng.choice([None, True, False])
     similarity = rng.choice([None, _toy_similarity])

@@ -350,22 +350,29 @@ def documents_linked_by_triples(
         >>> documents_linked_by_triples(["c"], t, upstream=True, similarity=similar)
         ['b']
     """
-    by_document: dict[str, list[Triple]] = {}
-    for t in triples:
-        by_document.setdefault(t.document_id, []).append(t)
+    # Each triple's stemmed cause and effect, and the end that meets an open end (upstream
+    # the event is the relation and its effect: "a fire *halted* the production" / "*the
+    # halt* cut deliveries"), once for every round.
+    named = [(node_words(t.cause), node_words(t.effect)) for t in triples]
+    if upstream:
+        continuing = [effect | node_words(t.relation) for (_, effect), t in zip(named, triples)]
+    else:
+        continuing = [cause for cause, _ in named]
+    by_document: dict[str, list[int]] = {}
+    for i, t in enumerate(triples):
+        by_document.setdefault(t.document_id, []).append(i)
     taken = set(chain_document_ids)
     new = [d for d in dict.fromkeys(chain_document_ids) if d in by_document]
     linked: list[str] = []
     for _ in range(rounds):
-        frontier = [
-            node_words(name) for d in new for t in by_document[d] for name in (t.cause, t.effect)
-        ]
+        frontier = [words for d in new for i in by_document[d] for words in named[i]]
         # The open ends where the story stops the asked way: (name, whole span) pairs.
         ends: list[tuple[str, str]] = []
         if upstream is not None:
             for d in new:
-                open_names = set(open_ends(by_document[d], upstream))
-                for t in by_document[d]:
+                own = [triples[i] for i in by_document[d]]
+                open_names = set(open_ends(own, upstream))
+                for t in own:
                     name, text = (t.cause, t.cause_text) if upstream else (t.effect, t.effect_text)
                     if name in open_names and names_event(name):
                         ends.append((name, text or name))
@@ -376,22 +383,19 @@ def documents_linked_by_triples(
             words = node_words(name)
             stems |= words | (node_words(text) if len(words) >= 2 else frozenset())
         found: dict[str, None] = {}  # ordered, with constant-time membership
-        for t in triples:
+        for i, t in enumerate(triples):
             if t.document_id in taken or t.document_id in found:
                 continue
-            names = (node_words(t.cause), node_words(t.effect))
-            # The end that meets an open end; upstream, the event is the relation and its
-            # effect ("a fire *halted* the production" / "*the halt* cut deliveries").
-            continues = names[1] | node_words(t.relation) if upstream else names[0]
-            if not continues.isdisjoint(stems) or any(
-                _touch(a, b) for a in names for b in frontier
+            if (upstream is not None and not continuing[i].isdisjoint(stems)) or any(
+                _touch(a, b) for a in named[i] for b in frontier
             ):
                 found[t.document_id] = None
         if similarity is not None and upstream is not None:
             spans = list(
                 dict.fromkeys(text for name, text in ends if not _mostly_capitalised(name))
             )
-            others = [t for t in triples if t.document_id not in taken | found.keys()]
+            linked_now = taken | found.keys()
+            others = [t for t in triples if t.document_id not in linked_now]
             for doc_id in _similar_continuations(
                 spans, others, upstream, similarity, similar_match, similar_margin
             ):

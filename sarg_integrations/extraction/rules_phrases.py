@@ -388,6 +388,8 @@ def _update_context(ctx: _Context, sent: Span, last_effect: _Phrase | None) -> N
 
 
 _FUNCTION_POS = frozenset({"ADP", "DET", "PUNCT", "CCONJ", "SCONJ", "PART", "AUX", "SPACE"})
+# Dependents that modify a verb as a measure, time or manner, not as one of its arguments.
+_ADVERBIAL_DEPS = frozenset({"npadvmod", "advmod", "tmod"})
 # Verbs of saying, thinking and deciding name nothing by themselves ("experts say",
 # "Cineplex expects"): the clause they report is what a tagged span is about.
 _REPORTING_LEMMAS = frozenset(
@@ -482,10 +484,17 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
     roots = [t for t in tokens if t.head.i not in inside or t.head.i == t.i]
     # Of several roots (a span cut across the tree), a content word before a function
     # word (in "the cooling systems at the plant" the prepositional phrase is a modifier
-    # of the verb outside, not the name), then the one governing most of the span.
+    # of the verb outside, not the name), an argument before an adverbial ("the killings
+    # of seven villagers 20 kilometres from Kisangani": "kilometres" hangs on the verb
+    # outside as a measure), then the one governing most of the span.
     root = max(
         roots,
-        key=lambda t: (t.pos_ not in _FUNCTION_POS, sum(1 for s in t.subtree if s.i in inside), -t.i),
+        key=lambda t: (
+            t.pos_ not in _FUNCTION_POS,
+            t.dep_ not in _ADVERBIAL_DEPS,
+            sum(1 for s in t.subtree if s.i in inside),
+            -t.i,
+        ),
     )
     outside = frozenset(t.i for t in span.doc if t.i not in inside)
     for _ in range(2):  # "officials said [experts expect [X to Y]]"

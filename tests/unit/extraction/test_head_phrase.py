@@ -51,3 +51,21 @@ def name(nlp, sentence: str) -> str:
 )
 def test_head_phrase_names_what_a_clause_is_about(nlp, sentence: str, expected: str) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # The span cuts across the tree: "kilometres" hangs on the verb outside as a
+        # measure, so the argument "killings" names the node even though it governs less.
+        ("The incident was sparked by [the killings of seven local villagers 20 kilometres "
+         "(12 miles) from Kisangani], deaths blamed on the refugees.",
+         "killings of seven local villagers"),
+        # A lone root is kept whatever its attachment.
+        ("The fire burned [for three weeks].", "three weeks"),
+    ],
+)
+def test_head_phrase_prefers_an_argument_root_to_an_adverbial_one(
+    nlp, sentence: str, expected: str
+) -> None:
+    assert name(nlp, sentence) == expected

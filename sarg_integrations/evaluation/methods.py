@@ -8,8 +8,9 @@ times. Methods (names as they appear in records and tables):
 * ``flat``: flat RAG over every paragraph (the retrieved set), in the given order.
 * ``flat_topk``: the ``flat_top_k`` paragraphs most cosine-similar to the question, by
   the same embedder SARG uses.
-* ``flat_topk_budget``: paragraphs in that same ranking, whole, while the prompt stays
-  within SARG's prompt-token count for the question (the fair same-budget baseline).
+* ``flat_topk_budget``: paragraphs in that same ranking, whole, each that keeps the
+  prompt within SARG's prompt-token count for the question (one that would overflow it is
+  passed over, as SARG's fill does): the fair same-budget baseline.
 * ``long_context_reorder``: every paragraph, most relevant at both ends and least
   relevant in the middle (LangChain's ``LongContextReorder`` ordering).
 * ``cot_rag``: flat RAG with a step-by-step (chain-of-thought) instruction.
@@ -538,13 +539,16 @@ class MethodSuite:
         )
 
     def _budgeted(self, query: str, ranking: Sequence[SourceDocument], budget: int) -> MethodOutput:
-        """Whole paragraphs in ranking order while the prompt fits ``budget`` tokens."""
+        """Whole paragraphs in ranking order, each that keeps the prompt within ``budget``
+        tokens; one that would overflow it is passed over and the next one tried, as
+        SARG's own fill does (stopping at the first that did not fit, as this baseline
+        did until 2026-12-02, gave SARG a packing advantage unrelated to its choice)."""
         chosen: list[SourceDocument] = []
         output = _flat_output(query, [], self.template)
         for doc in ranking:
             trial = _flat_output(query, [*chosen, doc], self.template)
             if trial.prompt_tokens > budget:
-                break
+                continue
             chosen.append(doc)
             output = trial
         return output

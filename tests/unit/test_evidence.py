@@ -16,6 +16,7 @@ from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
     WEAK_ENTRY_MATCH,
     anchored_chains,
+    asks_to_compare,
     bridge_guided_selection,
     bridge_links,
     document_topic,
@@ -282,6 +283,49 @@ def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget
     assert picked[:2] == [("q1", "relevance"), ("b1", "bridge")]
     total = sum(len(re.findall(r"\w+", d["text"])) for d in docs)
     assert words_of(result.evidence) <= 0.4 * total == pytest.approx(result.stats["evidence_budget_words"], abs=1)
+
+
+@pytest.mark.parametrize(
+    ("query", "compares"),
+    [
+        ("Who is older, Annie Morton or Terry Richardson?", True),
+        ("Which band has more members, Lawson or American Music Club?", True),
+        ("Are Waste Land and Shikashika both types of drinks?", True),
+        ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", True),
+        ("Were Scott Derrickson and Ed Wood of the same nationality?", True),
+        ("Which film has the director born first, Wild Tales or The Hunter?", True),
+        ("Who owns the farm where heavy rain fell in May?", False),
+        ("What government position was held by the woman who portrayed Corliss Archer?", False),
+        ("The director of the romantic comedy Big Stone Gap is based in what city?", False),
+        ("Why did hospital stays at the clinic get longer?", False),
+    ],
+)
+def test_asks_to_compare(query, compares):
+    assert asks_to_compare(query) is compares
+
+
+def test_a_comparison_is_filled_by_relevance_alone():
+    # The question names both things it compares; the page its first match bridges to
+    # (Miller Holdings, named on Oakridge Farm's page) is about something else.
+    docs = [
+        {"id": "q1", "text": "Oakridge Farm was founded in 1950 by Miller Holdings."},
+        {"id": "q2", "text": "Elm Farm was founded in 1962 near the river."},
+        {"id": "b1", "text": "Miller Holdings is a company that owns three shops in town."},
+        {"id": "x1", "text": "A ferry crosses the lake twice a day in summer."},
+    ]
+    topics_link = bridge_links([SourceDocument(d["id"], d["text"]) for d in docs])
+    assert "q1" in topics_link["b1"]  # the bridge is there to follow
+    cfg = SARGConfig(similarity_threshold=0.99, evidence_fill=2)
+    query = "Which farm was founded first, Oakridge Farm or Elm Farm?"
+    result = make(cfg).run(query, docs)
+    assert result.used_fallback
+    assert [(p.document_id, p.selected_by) for p in result.evidence] == [
+        ("q1", "relevance"),
+        ("q2", "relevance"),
+    ]
+    # The same documents asked about without a comparison follow the bridge.
+    other = make(cfg).run("Who founded Oakridge Farm in 1950?", docs)
+    assert ("b1", "bridge") in [(p.document_id, p.selected_by) for p in other.evidence]
 
 
 OFF_TOPIC_CHAIN = [

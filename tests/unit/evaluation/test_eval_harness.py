@@ -381,3 +381,21 @@ def test_markdown_code_and_cell_helpers() -> None:
     assert markdown_code("a\x1bb") == "`a\\x1bb`"
     assert markdown_cell("a\u2028b\tc") == "a\\\\u2028b c"
     assert markdown_cell("[link](x)") == "\\[link\\](x)"
+
+
+def test_budget_baseline_passes_over_a_paragraph_that_would_overflow() -> None:
+    # The same packing as SARG's fill: a long paragraph that does not fit is skipped and
+    # the next one in the ranking is tried, instead of stopping there.
+    from sarg_integrations.evaluation.methods import _flat_output
+    from sarg_integrations.schema import SourceDocument
+
+    suite = _fake_suite()
+    short = SourceDocument("short", "Flooding causes crop loss.")
+    long = SourceDocument("long", "Rain " * 200)
+    last = SourceDocument("last", "Tea requires hot water.")
+    budget = _flat_output("q?", [short, last], suite.template).prompt_tokens
+    out = suite._budgeted("q?", [short, long, last], budget)
+    assert out.evidence_ids == ["short", "last"]
+    assert out.prompt_tokens <= budget
+    # With one token less, "last" no longer fits either.
+    assert suite._budgeted("q?", [short, long, last], budget - 1).evidence_ids == ["short"]

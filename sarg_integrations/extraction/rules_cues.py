@@ -147,7 +147,10 @@ def _cue_for_verb(verb: Token) -> tuple[_Cue, Token | None] | None:
     for prep in verb.children:
         cue = _PREP_VERBS.get((lemma, prep.lower_)) if prep.dep_ in ("prep", "prt") else None
         if cue is not None:
-            return cue, _prep_object(prep)
+            target = _prep_object(prep)
+            if _leads_somewhere(verb, target):
+                continue
+            return cue, target
         # spaCy sometimes reads "leads to panic" as an infinitive ("to panic").
         if (
             prep.dep_ == "xcomp"
@@ -173,6 +176,20 @@ def _cue_for_verb(verb: Token) -> tuple[_Cue, Token | None] | None:
     if comp is not None and cue.rtype in (_C, _E) and _subject_of(comp) is not None:
         return cue, comp  # "causes prices to rise"
     return cue, None
+
+
+_PLACE_ENTITIES = frozenset({"GPE", "LOC", "FAC"})
+
+
+def _leads_somewhere(verb: Token, target: Token | None) -> bool:
+    """Whether "lead X to Y" takes someone to a place ("Italy will lead a multinational
+    force to Albania"), not to an outcome ("led the farmers to sell their land")."""
+    return (
+        verb.lemma_.lower() == "lead"
+        and target is not None
+        and target.ent_type_ in _PLACE_ENTITIES
+        and _first_child(verb, ("dobj",)) is not None
+    )
 
 
 @dataclass(frozen=True)

@@ -185,6 +185,19 @@ def test_cue_families(extractor: RuleBasedExtractor, text: str, expected: tuple)
 
 
 @pytest.mark.slow
+def test_leading_someone_to_a_place_is_not_a_cause(extractor: RuleBasedExtractor) -> None:
+    text = "Italy prepares to lead a multinational force to Albania."
+    assert not [t for t in extractor.extract(SourceDocument("d", text)) if t.relation == "leads to"]
+    # Leading someone to an outcome, or leading to something in a place, still is.
+    assert ("years of drought", RelationType.CAUSAL, "sell land") in triples_of(
+        extractor, "Years of drought led the farmers to sell their land."
+    )
+    assert ("strike", RelationType.CAUSAL, "shortages in paris") in triples_of(
+        extractor, "The strike led to shortages in Paris."
+    )
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text", ["Without warning, the storm hit the coast.", "He left without saying goodbye."]
 )

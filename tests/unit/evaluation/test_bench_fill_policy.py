@@ -1,4 +1,4 @@
-"""The offline replay of the default fill (``benchmarks/bench_fill_policy.py``) on a toy question."""
+"""The offline replay of the default fill (``benchmarks/bench_fill_policy.py``), on a toy."""
 
 from __future__ import annotations
 

@@ -37,9 +37,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sarg_integrations._text import words  # noqa: E402
-from sarg_integrations.embedding import SentenceTransformerEmbedder, cosine_matrix  # noqa: E402
+from sarg_integrations.embedding import SentenceTransformerEmbedder  # noqa: E402
 from sarg_integrations.evaluation.datasets import load_dataset  # noqa: E402
-from sarg_integrations.evidence import asks_to_compare, fill_evidence  # noqa: E402
+from sarg_integrations.evidence import (  # noqa: E402
+    asks_to_compare,
+    document_relevance,
+    fill_evidence,
+)
 
 POLICIES = ("flat", "bridges", "default")
 
@@ -47,15 +51,15 @@ POLICIES = ("flat", "bridges", "default")
 def replay(question, embedder, share: float) -> dict[str, float]:
     """Supporting-paragraph recall of each policy on one question."""
     docs = [d for d in question.paragraphs if d.text.strip()]
-    vectors = embedder.embed([question.question, *(d.text for d in docs)])
-    relevance = dict(zip((d.id for d in docs), cosine_matrix(vectors[1:], vectors[:1])[:, 0]))
+    query_vector = embedder.embed([question.question])
+    relevance = document_relevance(docs, embedder, query_vector)
     budget = round(share * sum(len(words(d.text)) for d in docs))
     supporting = set(question.supporting_ids)
     bridges = {"flat": False, "bridges": True, "default": not asks_to_compare(question.question)}
     out = {}
     for policy in POLICIES:
         picked = fill_evidence(
-            docs, [], None, embedder, vectors[:1], {},
+            docs, [], None, embedder, query_vector, {},
             budget_words=budget, relevance=relevance, bridges=bridges[policy],
         )
         found = supporting & {p.document_id for p in picked}

@@ -130,6 +130,9 @@ def _is_pronominal(tok: Token) -> bool:
     return tok.pos_ == "PRON" or (tok.lower_ in _EVENT_PRONOUNS and tok.dep_ != "det")
 
 
+_OBJECT_PREPS = ("of", "in", "among", "for", "within")
+
+
 def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -> list[Token]:
     """The head noun plus its nearest modifiers and ``of``/``in`` complements."""
     picked: list[Token] = [tok]
@@ -158,13 +161,13 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
     if not any(c.dep_ == "prep" for c in rights) and tok.dep_ in ("dobj", "pobj", "nsubjpass"):
         # The small parser often hangs "a sell-off in tech stocks" on the verb; an
         # adjacent complement of the verb right after the object belongs to the object.
+        # So does one after a passive's agent ("boosted by remittances from Filipinos
+        # abroad"): a verb taking its agent seldom takes a source too.
         nxt = doc[after] if after < len(doc) else None
-        if (
-            nxt is not None
-            and nxt.dep_ == "prep"
-            and nxt.head == tok.head
-            and nxt.lower_ in ("of", "in", "among", "for", "within")
-        ):
+        agent = tok.head.dep_ == "agent"
+        host = tok.head.head if agent else tok.head
+        preps = ("of", "in", "among", "for", "within", "from") if agent else _OBJECT_PREPS
+        if nxt is not None and nxt.dep_ == "prep" and nxt.head == host and nxt.lower_ in preps:
             rights.append(nxt)
     for child in rights:
         if child.dep_ in ("nummod", "compound") and child.i == picked[-1].i + 1 == tok.i + 1:

@@ -83,5 +83,7 @@ def test_head_phrase_prefers_an_argument_root_to_an_adverbial_one(
         ("The flood drove [the families from their homes].", "families"),
     ],
 )
-def test_head_phrase_gives_a_passive_agent_its_complement(nlp, sentence: str, expected: str) -> None:
+def test_head_phrase_gives_a_passive_agent_its_complement(
+    nlp, sentence: str, expected: str
+) -> None:
     assert name(nlp, sentence) == expected

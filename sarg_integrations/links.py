@@ -219,6 +219,14 @@ def _stem(word: str) -> str:
         return str(_stemmer().stemWord(word))
 
 
+def _content(name: str, *, digits: bool = False) -> list[str]:
+    """The words of ``name`` that carry content, as written: stop words out, and bare
+    numbers too unless ``digits``."""
+    return [
+        w for w in _text.words(name) if w.lower() not in _STOP and (digits or not w.isdigit())
+    ]
+
+
 def node_words(name: str) -> frozenset[str]:
     """Content words of a node name: lower-cased, stop words out, Snowball-stemmed.
 
@@ -231,8 +239,7 @@ def node_words(name: str) -> frozenset[str]:
         >>> node_words("poor pollination") & node_words("apple blossoms pollinated")
         frozenset({'pollin'})
     """
-    words = [w.lower() for w in _text.words(name)]
-    return frozenset(_stem(w) for w in words if w not in _STOP and not w.isdigit())
+    return frozenset(_stem(w.lower()) for w in _content(name))
 
 
 def names_event(name: str) -> bool:
@@ -248,7 +255,7 @@ def names_event(name: str) -> bool:
         >>> names_event("Port of Alvik"), names_event("the")
         (True, False)
     """
-    content = [w for w in _text.words(name) if w.lower() not in _STOP and not w.isdigit()]
+    content = _content(name)
     return len(content) >= 2 or (len(content) == 1 and not content[0][:1].isupper())
 
 
@@ -259,7 +266,7 @@ def _mostly_capitalised(name: str) -> bool:
         >>> _mostly_capitalised("SDP chairman Takako Doi"), _mostly_capitalised("storm in Varna")
         (True, False)
     """
-    content = [w for w in _text.words(name) if w.lower() not in _STOP]
+    content = _content(name, digits=True)
     return 2 * sum(w[:1].isupper() for w in content) > len(content)
 
 

@@ -465,8 +465,7 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             obj is not None
             and obj.pos_ in ("NOUN", "PROPN")
             and obj.lemma_.lower() not in _WITHOUT_IDIOMS
-            and obj.right_edge.i + 1 < sent.end
-            and sent.doc[obj.right_edge.i + 1].text == ","  # fronted: "Without X, Y"
+            and _comma_after(obj, sent)  # fronted: "Without X, Y"
         ):
             yield from _prep_candidate([first], _Cue("without", _C))
     for k, tok in enumerate(sent):
@@ -487,6 +486,12 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             yield from _prep_candidate([tok], _Cue("precedes", _T))
 
 
+def _comma_after(tok: Token, sent: Span) -> bool:
+    """Whether a comma inside ``sent`` follows ``tok``'s whole subtree (a fronted phrase)."""
+    after = tok.right_edge.i + 1
+    return after < sent.end and sent.doc[after].text == ","
+
+
 def _fronted_reason_cues(sent: Span) -> Iterator[_Candidate]:
     """A sentence opened by an adjunct giving the main clause's reason, up to a comma:
     "Unable to compete on price, the factory lost its orders" (the adjunct is the cause),
@@ -496,7 +501,7 @@ def _fronted_reason_cues(sent: Span) -> Iterator[_Candidate]:
     if first.dep_ != "advcl" or main.i <= first.i or main.pos_ not in _VERB_POS:
         return
     end = first.right_edge.i
-    if end + 1 >= sent.end or sent.doc[end + 1].text != ",":
+    if not _comma_after(first, sent):
         return
     adjunct = _subtree_ids(first)
     cause: Token | _Phrase

@@ -7,7 +7,7 @@ the flat context.
 
 The paper's evidence ``D_P`` is the text behind the kept chains. The default budget
 adds documents linked to them, by entity bridges and near-miss triples
-(:mod:`sarg_integrations.links`, whose functions are re-exported here), and decides which
+(:mod:`sarg_integrations.links`), and decides which
 chains come first:
 
 * :func:`anchored_chains`: the chains worth putting before the relevance fill: a chain
@@ -31,13 +31,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sarg_integrations._text import words
-from sarg_integrations.links import (  # re-exported: this module's public names before
-    MAX_TOPIC_WORDS,
+from sarg_integrations.links import (
     bridge_guided_selection,
     bridge_links,
-    document_topic,
     documents_linked_by_triples,
-    node_words,  # noqa: F401
 )
 from sarg_integrations.schema import (
     Direction,
@@ -56,7 +53,6 @@ __all__ = [
     "CHAIN_ANCHOR_ENTRY_MATCH",
     "CHAIN_ANCHOR_SHARE",
     "CHAIN_FOCUS_ENTRY_MATCH",
-    "MAX_TOPIC_WORDS",
     "NO_ANCHORED_CHAINS",
     "NO_CHAINS_IN_EVIDENCE",
     "WEAK_ENTRY_MATCH",
@@ -65,13 +61,11 @@ __all__ = [
     "asks_cause_or_effect",
     "asks_to_compare",
     "backed_chains",
-    "bridge_guided_selection",
-    "bridge_links",
     "chain_evidence",
     "compile_evidence",
-    "document_topic",
-    "documents_linked_by_triples",
+    "document_relevance",
     "fill_evidence",
+    "linked_evidence",
 ]
 
 CHAIN_ANCHOR_SHARE = 0.3

@@ -17,14 +17,16 @@ from sarg_integrations.evidence import (
     WEAK_ENTRY_MATCH,
     anchored_chains,
     asks_to_compare,
+)
+from sarg_integrations.links import _STOP as STOP
+from sarg_integrations.links import (
     bridge_guided_selection,
     bridge_links,
     document_topic,
     documents_linked_by_triples,
+    names_event,
     node_words,
 )
-from sarg_integrations.links import names_event
-from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType, Triple
 
 # ----------------------------------------------------------------------------- topics

@@ -26,6 +26,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _DIRECT_VERBS,
     _E,
     _ENTITY_PRONOUNS,
+    _EVENT_PRONOUNS,
     _G,
     _HUMAN_ENTS,
     _HUMAN_NOUNS,
@@ -35,6 +36,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _PREP_VERBS,
     _PREREQ_NOUNS,
     _REASON_ADJECTIVES,
+    _REASON_NOUNS,
     _REQUIRED_FOR,
     _RESULT_ADVERBS,
     _RESULT_NOUN_ADVERBIALS,
@@ -128,6 +130,7 @@ def _reasoning_candidates(sent: Span, ctx: _Context) -> Iterator[_Candidate]:
             yield from _verb_cues(tok)
     yield from _preposition_cues(sent)
     yield from _fronted_reason_cues(sent)
+    yield from _anaphoric_result_cues(sent, ctx)
 
 
 def _cue_for_verb(verb: Token) -> tuple[_Cue, Token | None] | None:
@@ -409,7 +412,19 @@ def _result_marker(verb: Token) -> tuple[str, Token] | None:
                 return "result", child
         if child.dep_ == "advmod" and low == "then":
             return "then", child
+        if child.dep_ == "prep" and low in ("for", "on") and _names_the_reason(child):
+            return "result", child
     return None
+
+
+def _names_the_reason(prep: Token) -> bool:
+    """``prep`` opens "for this reason" / "on that basis": a reason told just before."""
+    obj = _prep_object(prep)
+    return (
+        obj is not None
+        and obj.lemma_.lower() in _REASON_NOUNS
+        and any(c.dep_ == "det" and c.lower_ in _EVENT_PRONOUNS for c in obj.children)
+    )
 
 
 def _discourse_cues(verb: Token, sent: Span, ctx: _Context) -> Iterator[_Candidate]:
@@ -432,7 +447,10 @@ def _discourse_cues(verb: Token, sent: Span, ctx: _Context) -> Iterator[_Candida
             antecedent = _clause_phrase(child, frozenset())
     if antecedent is None and verb.dep_ in ("conj", "advcl") and verb.head.pos_ in _VERB_POS:
         antecedent = _clause_phrase(verb.head, _subtree_ids(verb))
-    if antecedent is None and verb == sent.root and cue_tok.i - sent.start <= 2:
+    # "X. Therefore, Y." and "X. The village was therefore cut off.": a result adverb
+    # anywhere before the main verb points back at the previous sentence.
+    opens = cue_tok.i - sent.start <= 2 or (kind == "result" and cue_tok.i < verb.i)
+    if antecedent is None and verb == sent.root and opens:
         antecedent = ctx.prev_effect or ctx.prev_clause
     if antecedent is None:
         return
@@ -442,16 +460,60 @@ def _discourse_cues(verb: Token, sent: Span, ctx: _Context) -> Iterator[_Candida
         if child.dep_ in ("ccomp", "conj", "parataxis") and child.i < cue_tok.i
         for t in child.subtree
     )
+    effect = _result_clause(verb, exclude, ctx)
+    if effect is not None:
+        yield _Candidate(antecedent, effect, cue)
+
+
+def _result_clause(verb: Token, exclude: frozenset[int], ctx: _Context) -> _Phrase | None:
+    """The clause of ``verb`` as an effect; a pronoun subject is resolved from ``ctx``."""
     effect = _clause_phrase(verb, exclude)
     if effect is None:
-        return
+        return None
     subj = _subject_of(verb)
     if subj is not None and _is_pronominal(subj):
         resolved = _resolve(subj, ctx)
         if resolved is None:
-            return
+            return None
         effect = _Phrase(f"{resolved.text} {effect.text}", effect.tokens)
-    yield _Candidate(antecedent, effect, cue)
+    return effect
+
+
+def _anaphoric_result_cues(sent: Span, ctx: _Context) -> Iterator[_Candidate]:
+    """A sentence that says the previous one's outcome in its main clause: "This meant
+    (that) Y", "That means Y", "That is why Y", "The result was that Y". The cause is the
+    previous sentence (its last effect, or its main clause); nothing without one."""
+    root = sent.root
+    antecedent = ctx.prev_effect or ctx.prev_clause
+    subj = _subject_of(root)
+    if antecedent is None or subj is None or root.pos_ not in _VERB_POS:
+        return
+    clause = next(
+        (c for c in root.children if c.dep_ == "ccomp" and c.pos_ in _VERB_POS and c.i > root.i),
+        None,
+    )
+    if clause is None:
+        return
+    lemma, subject = root.lemma_.lower(), subj.lower_
+    means = lemma == "mean" and subject in ("this", "that", "it")
+    why = (
+        lemma == "be"
+        and subject in ("this", "that")
+        and any(c.lower_ == "why" for c in clause.children if c.i < clause.i)
+    )
+    result = (
+        lemma == "be"
+        and subj.lemma_.lower() in _RESULT_NOUNS
+        # not "the result of the vote was that ...": that names its own cause
+        and not any(c.dep_ == "prep" for c in subj.children if c.i > subj.i)
+    )
+    if not (means or why or result):
+        return
+    outside = frozenset(t.i for t in sent if t.i < clause.left_edge.i)
+    exclude = outside | frozenset(c.i for c in clause.children if c.lower_ in ("that", "why"))
+    effect = _result_clause(clause, exclude, ctx)
+    if effect is not None:
+        yield _Candidate(antecedent, effect, _Cue("leads to", _C))
 
 
 def _preposition_cues(sent: Span) -> Iterator[_Candidate]:

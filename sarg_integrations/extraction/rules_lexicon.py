@@ -148,6 +148,7 @@ _RESULT_ADVERBS = frozenset(
     {"therefore", "thus", "thereby", "hence", "consequently", "accordingly"}
 )
 _RESULT_NOUN_ADVERBIALS = frozenset({"result", "consequence"})  # "as a result, ..."
+_REASON_NOUNS = frozenset({"reason", "basis", "ground"})  # "for this reason, ..."
 _MODAL_OBLIGATION = frozenset({"must", "should"})
 
 _NOUN_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "X", "SYM"})

@@ -223,6 +223,50 @@ def test_a_fronted_adjunct_is_a_reason_only_for_lack_or_affecting(
     assert triples_of(extractor, text) == set()
 
 
+_BRIDGE = "The storm destroyed the main bridge over the river."
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "follow",
+    [
+        "This meant that the village was cut off for a week.",
+        "That means the village was cut off for a week.",
+        "It meant the village was cut off for a week.",
+        "That is why the village was cut off for a week.",
+        "The result was that the village was cut off for a week.",
+        "For this reason, the village was cut off for a week.",
+        "On that basis, the village was cut off for a week.",
+        "The village was therefore cut off for a week.",
+    ],
+)
+def test_a_sentence_telling_the_previous_ones_outcome_links_to_it(
+    extractor: RuleBasedExtractor, follow: str
+) -> None:
+    got = triples_of(extractor, f"{_BRIDGE} {follow}")
+    assert ("storm destroyed main bridge", R.CAUSAL, "village cut off for week") in got
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        # No sentence before: nothing to point back at.
+        "This meant that the village was cut off for a week.",
+        "For this reason, the village was cut off for a week.",
+        # The words without the construction.
+        f"{_BRIDGE} The word means that the village is small.",
+        f"{_BRIDGE} The result of the vote was that the mayor resigned.",
+        f"{_BRIDGE} For a good reason, the village was cut off for a week.",
+        f"{_BRIDGE} That is the village.",
+    ],
+)
+def test_outcome_sentences_need_the_construction_and_a_sentence_before(
+    extractor: RuleBasedExtractor, text: str
+) -> None:
+    assert not {t for t in triples_of(extractor, text) if t[0] == "storm destroyed main bridge"}
+
+
 @pytest.mark.slow
 def test_due_to_before_a_verb_is_a_schedule(extractor: RuleBasedExtractor) -> None:
     assert triples_of(extractor, "The minister is due to visit Paris next week.") == set()

@@ -28,6 +28,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _OBJ_DEPS,
     _RELATIVE_PRONOUNS,
     _SUBJ_DEPS,
+    _TIME_NOUNS,
     _VERB_POS,
     _Cue,
 )
@@ -198,6 +199,16 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
     return picked
 
 
+def _tells_when(prep: Token) -> bool:
+    """A time adverbial: "during the 1990s", "in 2001", "on Friday", "for a week"."""
+    obj = _first_child(prep, ("pobj",))
+    return obj is not None and (
+        prep.lower_ == "during"
+        or obj.ent_type_ in ("DATE", "TIME")
+        or obj.lemma_.lower() in _TIME_NOUNS
+    )
+
+
 def _subject_of(verb: Token) -> Token | None:
     for child in verb.children:
         if child.dep_ in _SUBJ_DEPS:
@@ -235,6 +246,8 @@ def _clause_core(verb: Token, budget: int, exclude: frozenset[int] = frozenset()
         if child.dep_ == "xcomp" and child.pos_ in _VERB_POS:
             obj_toks = _clause_core(child, room, exclude)
             break
+        if child.dep_ == "prep" and _tells_when(child):
+            continue  # "came during the 1990s to hold two-thirds of the debt": not the object
         if child.dep_ == "prep" and child.lower_ not in ("because", "due", "after", "before"):
             objs = [g for g in child.children if g.dep_ == "pobj" and g.i not in exclude]
             if objs and room >= 2:

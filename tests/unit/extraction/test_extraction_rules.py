@@ -244,7 +244,7 @@ def test_a_sentence_telling_the_previous_ones_outcome_links_to_it(
     extractor: RuleBasedExtractor, follow: str
 ) -> None:
     got = triples_of(extractor, f"{_BRIDGE} {follow}")
-    assert ("storm destroyed main bridge", R.CAUSAL, "village cut off for week") in got
+    assert ("storm destroyed main bridge", R.CAUSAL, "village cut off") in got
 
 
 @pytest.mark.slow

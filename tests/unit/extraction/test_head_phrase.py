@@ -87,3 +87,17 @@ def test_head_phrase_gives_a_passive_agent_its_complement(
     nlp, sentence: str, expected: str
 ) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # A time adverbial is no object: the clause's name goes on past it.
+        ("Prices rose in 2001 to record highs.", "prices rose to record highs"),
+        ("The plant closed for a week after the flood.", "plant closed"),
+        # A place still is the object of a motion verb.
+        ("Keating was released from prison in 1996.", "Keating released from prison"),
+    ],
+)
+def test_head_phrase_passes_over_a_time_adverbial(nlp, sentence: str, expected: str) -> None:
+    assert name(nlp, sentence) == expected

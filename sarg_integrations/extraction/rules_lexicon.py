@@ -158,7 +158,9 @@ _OBJ_DEPS = frozenset({"dobj", "attr", "oprd"})
 _LEFT_MODS = frozenset(
     {"amod", "compound", "nummod", "nmod", "poss", "quantmod", "npadvmod", "advmod"}
 )
-_NP_PREPS = frozenset({"of", "in", "on", "for", "to", "from", "with", "between", "within"})
+_NP_PREPS = frozenset(
+    {"of", "in", "on", "at", "for", "to", "from", "with", "between", "within"}
+)
 _LEADING_DROP = frozenset(
     {
         "the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her",

@@ -132,6 +132,7 @@ def _is_pronominal(tok: Token) -> bool:
 
 
 _OBJECT_PREPS = ("of", "in", "among", "for", "within")
+_PLACE_ENTS = frozenset({"GPE", "LOC", "FAC", "ORG"})
 
 
 def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -> list[Token]:
@@ -187,6 +188,10 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         if not objs or room < 1:
             break
         obj = objs[0]
+        if child.lower_ == "at" and _names_a_place(obj):
+            # "the beds at Dunmore General Hospital": an address, not part of the thing;
+            # in the name it would bridge to every page about the place.
+            continue
         inner = (
             _clause_core(obj, room, exclude)
             if obj.pos_ in _VERB_POS
@@ -197,6 +202,15 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         picked.extend([child, *inner])
         break  # one complement is enough for a node name
     return picked
+
+
+def _names_a_place(tok: Token) -> bool:
+    """A named place or organisation ("Dunmore General Hospital", "the Delmar plant")."""
+    return (
+        tok.pos_ == "PROPN"
+        or tok.ent_type_ in _PLACE_ENTS
+        or any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children)
+    )
 
 
 def _tells_when(prep: Token) -> bool:

@@ -101,3 +101,24 @@ def test_head_phrase_gives_a_passive_agent_its_complement(
 )
 def test_head_phrase_passes_over_a_time_adverbial(nlp, sentence: str, expected: str) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # "at" joins a noun to where it is, like "in" ("profits at subsidiaries").
+        ("Earnings were pressured by [declining profits at subsidiaries in Europe].",
+         "declining profits at subsidiaries in Europe"),
+        ("Without heating oil, [the boilers at the school] stopped working.",
+         "boilers at school"),
+        # But not to a named place: that is an address, which would bridge the node to
+        # every page about the place.
+        ("The flu wave filled [the beds at Dunmore General Hospital].", "beds"),
+        ("The power cut shut down [the cooling systems at the Delmar dairy plant].",
+         "cooling systems"),
+    ],
+)
+def test_head_phrase_keeps_where_a_thing_is_unless_a_named_place(
+    nlp, sentence: str, expected: str
+) -> None:
+    assert name(nlp, sentence) == expected

@@ -158,9 +158,12 @@ _OBJ_DEPS = frozenset({"dobj", "attr", "oprd"})
 _LEFT_MODS = frozenset(
     {"amod", "compound", "nummod", "nmod", "poss", "quantmod", "npadvmod", "advmod"}
 )
-_NP_PREPS = frozenset(
-    {"of", "in", "on", "at", "for", "to", "from", "with", "between", "within"}
-)
+_NP_PREPS = frozenset({"of", "in", "on", "at", "for", "to", "from", "with", "between", "within"})
+# A verb's complement right after its object that belongs to the object ("a sell-off in
+# tech stocks"); after a passive's agent, a source too ("remittances from Filipinos").
+_OBJECT_PREPS = frozenset({"of", "in", "among", "for", "within"})
+_AGENT_PREPS = _OBJECT_PREPS | {"from"}
+_PLACE_ENTS = frozenset({"GPE", "LOC", "FAC", "ORG"})  # "at" + these is an address
 _LEADING_DROP = frozenset(
     {
         "the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sarg_integrations.extraction.rules_lexicon import (
+    _AGENT_PREPS,
     _EMPTY_HEADS,
     _ENTITY_PRONOUNS,
     _EVENT_PRONOUNS,
@@ -26,6 +27,8 @@ from sarg_integrations.extraction.rules_lexicon import (
     _NOUN_POS,
     _NP_PREPS,
     _OBJ_DEPS,
+    _OBJECT_PREPS,
+    _PLACE_ENTS,
     _RELATIVE_PRONOUNS,
     _SUBJ_DEPS,
     _TIME_NOUNS,
@@ -131,10 +134,6 @@ def _is_pronominal(tok: Token) -> bool:
     return tok.pos_ == "PRON" or (tok.lower_ in _EVENT_PRONOUNS and tok.dep_ != "det")
 
 
-_OBJECT_PREPS = ("of", "in", "among", "for", "within")
-_PLACE_ENTS = frozenset({"GPE", "LOC", "FAC", "ORG"})
-
-
 def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -> list[Token]:
     """The head noun plus its nearest modifiers and ``of``/``in`` complements."""
     picked: list[Token] = [tok]
@@ -168,7 +167,7 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         nxt = doc[after] if after < len(doc) else None
         agent = tok.head.dep_ == "agent"
         host = tok.head.head if agent else tok.head
-        preps = ("of", "in", "among", "for", "within", "from") if agent else _OBJECT_PREPS
+        preps = _AGENT_PREPS if agent else _OBJECT_PREPS
         if nxt is not None and nxt.dep_ == "prep" and nxt.head == host and nxt.lower_ in preps:
             rights.append(nxt)
     for child in rights:

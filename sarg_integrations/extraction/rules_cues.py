@@ -33,6 +33,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _MODAL_OBLIGATION,
     _P,
     _PHRASAL_VERBS,
+    _PLACE_ENTS,
     _PREP_VERBS,
     _PREREQ_NOUNS,
     _REASON_ADJECTIVES,
@@ -44,7 +45,6 @@ from sarg_integrations.extraction.rules_lexicon import (
     _S,
     _SUBORDINATORS,
     _T,
-    _TIME_NOUNS,
     _VERB_POS,
     _WITHOUT_IDIOMS,
     _Cue,
@@ -58,6 +58,7 @@ from sarg_integrations.extraction.rules_phrases import (
     _first_child,
     _is_passive,
     _is_pronominal,
+    _names_a_time,
     _noun_core,
     _Phrase,
     _prep_object,
@@ -181,16 +182,13 @@ def _cue_for_verb(verb: Token) -> tuple[_Cue, Token | None] | None:
     return cue, None
 
 
-_PLACE_ENTITIES = frozenset({"GPE", "LOC", "FAC"})
-
-
 def _leads_somewhere(verb: Token, target: Token | None) -> bool:
     """Whether "lead X to Y" takes someone to a place ("Italy will lead a multinational
     force to Albania"), not to an outcome ("led the farmers to sell their land")."""
     return (
         verb.lemma_.lower() == "lead"
         and target is not None
-        and target.ent_type_ in _PLACE_ENTITIES
+        and target.ent_type_ in _PLACE_ENTS
         and _first_child(verb, ("dobj",)) is not None
     )
 
@@ -541,7 +539,7 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             obj = _prep_object(tok)
             if obj is None or obj.pos_ not in ("NOUN", "PROPN") or obj.like_num:
                 continue
-            if obj.lemma_.lower() in _TIME_NOUNS or obj.ent_type_ in ("DATE", "TIME"):
+            if _names_a_time(obj):
                 continue
             if any(t.like_num for t in obj.subtree):
                 continue  # "after 2019", "before 5 pm"

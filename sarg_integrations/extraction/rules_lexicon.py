@@ -163,7 +163,10 @@ _NP_PREPS = frozenset({"of", "in", "on", "at", "for", "to", "from", "with", "bet
 # tech stocks"); after a passive's agent, a source too ("remittances from Filipinos").
 _OBJECT_PREPS = frozenset({"of", "in", "among", "for", "within"})
 _AGENT_PREPS = _OBJECT_PREPS | {"from"}
-_PLACE_ENTS = frozenset({"GPE", "LOC", "FAC", "ORG"})  # "at" + these is an address
+# spaCy entity types of a place ("lead a force to *Albania*"), and of an address, which
+# adds organisations ("the beds at *Dunmore General Hospital*").
+_PLACE_ENTS = frozenset({"GPE", "LOC", "FAC"})
+_ADDRESS_ENTS = _PLACE_ENTS | {"ORG"}
 _LEADING_DROP = frozenset(
     {
         "the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her",

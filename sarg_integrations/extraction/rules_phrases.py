@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sarg_integrations.extraction.rules_lexicon import (
+    _ADDRESS_ENTS,
     _AGENT_PREPS,
     _EMPTY_HEADS,
     _ENTITY_PRONOUNS,
@@ -28,7 +29,6 @@ from sarg_integrations.extraction.rules_lexicon import (
     _NP_PREPS,
     _OBJ_DEPS,
     _OBJECT_PREPS,
-    _PLACE_ENTS,
     _RELATIVE_PRONOUNS,
     _SUBJ_DEPS,
     _TIME_NOUNS,
@@ -207,19 +207,20 @@ def _names_a_place(tok: Token) -> bool:
     """A named place or organisation ("Dunmore General Hospital", "the Delmar plant")."""
     return (
         tok.pos_ == "PROPN"
-        or tok.ent_type_ in _PLACE_ENTS
+        or tok.ent_type_ in _ADDRESS_ENTS
         or any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children)
     )
+
+
+def _names_a_time(tok: Token) -> bool:
+    """A date, a time or a stretch of time ("2001", "Friday", "a week")."""
+    return tok.ent_type_ in ("DATE", "TIME") or tok.lemma_.lower() in _TIME_NOUNS
 
 
 def _tells_when(prep: Token) -> bool:
     """A time adverbial: "during the 1990s", "in 2001", "on Friday", "for a week"."""
     obj = _first_child(prep, ("pobj",))
-    return obj is not None and (
-        prep.lower_ == "during"
-        or obj.ent_type_ in ("DATE", "TIME")
-        or obj.lemma_.lower() in _TIME_NOUNS
-    )
+    return obj is not None and (prep.lower_ == "during" or _names_a_time(obj))
 
 
 def _subject_of(verb: Token) -> Token | None:

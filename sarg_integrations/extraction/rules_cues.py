@@ -28,6 +28,8 @@ from sarg_integrations.extraction.rules_lexicon import (
     _ENTITY_PRONOUNS,
     _EVENT_PRONOUNS,
     _G,
+    _HARM_PREDICATES,
+    _HARMFUL_EVENTS,
     _HUMAN_ENTS,
     _HUMAN_NOUNS,
     _MODAL_OBLIGATION,
@@ -544,6 +546,45 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             if any(t.like_num for t in obj.subtree):
                 continue  # "after 2019", "before 5 pm"
             yield from _prep_candidate([tok], _Cue("precedes", _T))
+        if tok.dep_ == "prep" and tok.lower_ == "in":
+            yield from _harm_in_event(tok)
+
+
+def _harm_in_event(prep: Token) -> Iterator[_Candidate]:
+    """A harm and the event that did it, joined by "in": "Three people were killed in a car
+    crash", "five (were) missing in Saturday's gas blast" (the crash, the blast is the cause).
+
+    Only harm predicates and harmful events (:data:`_HARM_PREDICATES`,
+    :data:`_HARMFUL_EVENTS`) read a relation: "killed in Baghdad", "died in 2004" and
+    "lost his house in the city" name where or when.
+    """
+    obj = _prep_object(prep)
+    gov = prep.head
+    if obj is None or obj.pos_ != "NOUN" or obj.lemma_.lower() not in _HARMFUL_EVENTS:
+        return
+    if gov.lemma_.lower() not in _HARM_PREDICATES and gov.lower_ not in _HARM_PREDICATES:
+        return
+    cue = _Cue("causes", _C)
+    if gov.pos_ in _VERB_POS:
+        yield from _prep_candidate([prep], cue)
+        first = gov.head
+        harmed_too = first.pos_ in _VERB_POS and first.lemma_.lower() in _HARM_PREDICATES
+        if gov.dep_ == "conj" and harmed_too:
+            # "32 miners were killed and 28 injured in an explosion": both by the explosion
+            effect = _clause_phrase(first, _subtree_ids(gov))
+            subj = _subject_of(first)
+            if effect is not None and not (subj is not None and _is_pronominal(subj)):
+                yield _Candidate(obj, effect, cue, exclude=frozenset({prep.i}))
+    elif gov.pos_ == "ADJ" and gov.dep_ == "amod" and gov.head.pos_ in ("NOUN", "NUM"):
+        # "five missing in the blast": the parser hangs the adjective on the number
+        toks = [gov.head, gov]
+        yield _Candidate(obj, _Phrase(_render(toks), frozenset(t.i for t in toks)), cue)
+    elif gov.pos_ == "ADJ" and gov.dep_ in ("acomp", "oprd") and gov.head.pos_ in _VERB_POS:
+        exclude = _subtree_ids(prep) | {prep.i}
+        effect = _clause_phrase(gov.head, exclude)
+        subj = _subject_of(gov.head)
+        if effect is not None and not (subj is not None and _is_pronominal(subj)):
+            yield _Candidate(obj, effect, cue, exclude=frozenset({prep.i}))
 
 
 def _comma_after(tok: Token, sent: Span) -> bool:

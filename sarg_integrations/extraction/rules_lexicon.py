@@ -192,6 +192,20 @@ _HUMAN_NOUNS = frozenset(
      "citizen", "militant", "soldier", "troop", "rebel", "agitator"}
 )  # fmt: skip
 _HUMAN_ENTS = frozenset({"PERSON", "NORP", "ORG"})
+# "Three people were killed *in* a car crash": a harm stated with "in" and the event that
+# did it. The predicates (verb lemmas and adjectives) that say someone or something came
+# to harm, and the head nouns of events that harm; "killed in Baghdad", "in 2004" or "lost
+# his house in the city" name a place or a time instead and read no relation.
+_HARM_PREDICATES = frozenset(
+    "kill die injure wound hurt maim destroy damage flatten lose strand displace trap "
+    "bury drown burn perish collapse dead missing injured wounded homeless trapped".split()
+)
+_HARMFUL_EVENTS = frozenset(
+    "accident attack avalanche battle blast blaze bombardment bombing clash collision "
+    "crash cyclone derailment disaster earthquake epidemic eruption explosion fighting "
+    "fire flood flooding hurricane landslide mudslide outbreak quake raid riot sinking "
+    "shelling shooting stampede storm tornado tsunami typhoon violence war wildfire".split()
+)
 _TIME_NOUNS = frozenset(
     {"year", "month", "week", "day", "decade", "hour", "minute", "time", "while", "period"}
 )

@@ -174,6 +174,10 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         if child.dep_ in ("nummod", "compound") and child.i == picked[-1].i + 1 == tok.i + 1:
             picked.append(child)  # "type 2", "Factor 12"
             continue
+        after_head = child.i == tok.i + 1 and child.i not in exclude
+        if child.dep_ == "amod" and child.pos_ == "ADJ" and after_head:
+            picked.append(child)  # "(left) the fields useless", "five missing"
+            continue
         if child.dep_ == "acl" and child.i not in exclude and child.pos_ == "VERB":
             to = [c for c in child.children if c.dep_ == "aux" and c.lower_ == "to"]
             room = budget - len(picked)
@@ -256,6 +260,10 @@ def _clause_core(verb: Token, budget: int, exclude: frozenset[int] = frozenset()
                 if child.pos_ not in _VERB_POS
                 else _clause_core(child, room, exclude)
             )
+            predicate = _first_child(verb, ("oprd",)) if child.dep_ == "dobj" else None
+            if predicate is not None and predicate.i > child.i and predicate.i not in exclude:
+                # "left 11 miners dead", "made the roads impassable": what the object became
+                obj_toks = [*obj_toks[: max(room - 1, 1)], predicate]
             break
         if child.dep_ == "xcomp" and child.pos_ in _VERB_POS:
             obj_toks = _clause_core(child, room, exclude)
@@ -532,10 +540,18 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         if reported is None:
             break
         root = reported
+    small_subject = _first_child(root, ("nsubj",)) if root.pos_ == "ADJ" else None
     if root.pos_ in _VERB_POS and not _mistagged_noun(root):
         picked = _readiness_clause(root, budget, outside) or _clause_core(root, budget, outside)
+    elif small_subject is not None and small_subject.i in inside and small_subject.i < root.i:
+        # a small clause, "(made) the roads impassable": the adjective says what the
+        # subject became, and is no name alone
+        picked = [*_noun_core(small_subject, budget - 1, outside), root]
     else:
         picked = _noun_core(root, budget, outside)
+    predicate = next((t for t in roots if t.dep_ == "oprd" and t.i == root.right_edge.i + 1), None)
+    if root.pos_ in _NOUN_POS and predicate is not None and predicate.pos_ == "ADJ":
+        picked = [*picked[: budget - 1], predicate]  # "(left) the fields useless"
     # The small parser splits some noun compounds into sibling roots ("hospital | stays");
     # nouns right before the chosen root belong to its name.
     others = {t.i for t in roots if t.pos_ in ("NOUN", "PROPN", "ADJ") and t.i < root.i}

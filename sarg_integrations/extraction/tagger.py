@@ -415,6 +415,10 @@ class TaggerExtractor:
                     cause = _name(doc, inner_cause.effect if inner_cause else rel.cause)
                     span = (sent.start, sent.end)
                     sentence_text = sent.text
+                party = None if cross else _responsible_party(sent.text, rel, signal)
+                if party is not None:  # "managers responsible for the blast": they caused it
+                    cause, effect = _name(doc, party), cause
+                    cause_text, effect_text = sent.text[slice(*party)], cause_text
                 if not cause or not effect or cause.casefold() == effect.casefold():
                     continue
                 if _bare_pronoun(cause) or _bare_pronoun(effect):
@@ -422,6 +426,8 @@ class TaggerExtractor:
                 effect_first = rel.cause is not None and not cross and rel.effect[0] < rel.cause[0]
                 reason = effect_first and _gives_reason(doc, rel, signal)
                 relation = "causes" if reason else relation_label(signal, effect_first)
+                if party is not None:
+                    relation, reason = "responsible for", True
                 key = (cause.casefold(), relation, effect.casefold())
                 if key in seen:
                     continue
@@ -553,6 +559,36 @@ def _gives_reason(doc: Any, relation: Any, signal: str | None) -> bool:
         and (token.lemma_.lower() in _JUDGING_VERBS or token.lower_ in _JUDGING_FORMS)
         for token in effect
     )
+
+
+_RESPONSIBLE = re.compile(r"\bresponsible\s*$", re.IGNORECASE)
+
+
+def _responsible_party(text: str, relation: Any, signal: str | None) -> tuple[int, int] | None:
+    """The span of who or what is "responsible for" the relation's cause, if that is the reading.
+
+    In "Three managers responsible for the blast were arrested" the tagger takes "for" as
+    a reason ("the blast" → "managers responsible"); the managers caused the blast. The
+    party is the effect span up to "responsible".
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> text = "Three managers responsible for the blast were arrested."
+        >>> _responsible_party(text, R(cause=(31, 40), effect=(0, 26), signal=(27, 30)), "for")
+        (0, 14)
+    """
+    if signal is None or signal.strip().lower() != "for" or relation.signal is None:
+        return None
+    if relation.cause is None or relation.effect is None:
+        return None
+    found = _RESPONSIBLE.search(text[: relation.signal[0]])
+    if found is None or found.start() <= relation.effect[0]:
+        return None
+    if text[relation.effect[1] : found.start()].strip():
+        return None  # something else stands between the effect span and "responsible"
+    start = relation.effect[0]
+    end = start + len(text[start : min(found.start(), relation.effect[1])].rstrip())
+    return (start, end) if end > start else None
 
 
 def _signal_text(text: str, relation: Any) -> str | None:

@@ -270,6 +270,49 @@ def test_outcome_sentences_need_the_construction_and_a_sentence_before(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Three people were killed in a car crash on Friday.",
+         ("car crash", "three people killed")),
+        ("Two people died in a fire in Athens.", ("fire in athens", "two people died")),
+        ("The roof collapsed in the storm.", ("storm", "roof collapsed")),
+        ("Four policemen were wounded in clashes with protesters.",
+         ("clashes with protesters", "four policemen wounded")),
+        # The parser hangs "in" on the second conjunct; both harms came from the blast.
+        ("32 miners were killed and 28 injured in a gas explosion.",
+         ("gas explosion", "28 injured")),
+        ("32 miners were killed and 28 injured in a gas explosion.",
+         ("gas explosion", "32 miners killed")),
+        # ... or on an adjective hanging on a number.
+        ("Twenty miners were confirmed dead and five missing in the gas blast.",
+         ("gas blast", "five missing")),
+    ],
+)
+def test_a_harm_in_a_harmful_event_is_caused_by_it(
+    extractor: RuleBasedExtractor, text: str, expected: tuple[str, str]
+) -> None:
+    got = {(c.lower(), e.lower()) for c, _, e in triples_of(extractor, text)}
+    assert expected in got
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He was killed in Baghdad in 2004.",  # a place and a time, not events
+        "Villagers were trapped in the rubble.",  # not an event
+        "Police arrested him and searched the house in the raid.",  # no harm predicate
+        "Thousands of people lived in the storm shelter.",  # no harm predicate, a compound
+    ],
+)
+def test_in_reads_no_harm_without_a_harm_and_a_harmful_event(
+    extractor: RuleBasedExtractor, text: str
+) -> None:
+    assert triples_of(extractor, text) == set()
+
+
+@pytest.mark.slow
 def test_due_to_before_a_verb_is_a_schedule(extractor: RuleBasedExtractor) -> None:
     assert triples_of(extractor, "The minister is due to visit Paris next week.") == set()
 

@@ -122,3 +122,20 @@ def test_head_phrase_keeps_where_a_thing_is_unless_a_named_place(
     nlp, sentence: str, expected: str
 ) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # A small clause: the adjective says what its subject became, and is no name alone.
+        ("The storm made [the roads impassable].", "roads impassable"),
+        ("The rain made [the climb dangerous].", "climb dangerous"),
+        # The parser hangs the adjective after the noun as its modifier.
+        ("The flood left [the fields useless for a year].", "fields useless"),
+        ("The crisis left [many families homeless].", "many families homeless"),
+        # A clause keeps what its object became.
+        ("The blast left 11 miners dead.", "blast left 11 miners dead"),
+    ],
+)
+def test_head_phrase_keeps_what_the_object_became(nlp, sentence: str, expected: str) -> None:
+    assert name(nlp, sentence) == expected

@@ -109,6 +109,23 @@ def test_the_for_of_a_verb_of_judging_gives_a_reason_not_an_aim(tagger) -> None:
     assert any(t.relation == "is the aim of" and "hospital" in t.cause for t in raised)
 
 
+def test_who_is_responsible_for_a_thing_caused_it(tagger) -> None:
+    # The tagger reads this "for" as a reason ("the blast" -> "managers responsible");
+    # the managers caused the blast.
+    for text, party in [
+        ("Three managers responsible for the blast have been arrested.", "managers"),
+        ("Officials held the company responsible for the spill.", "company"),
+    ]:
+        found = tagger.extract(SourceDocument("d", text))
+        triples = [(t.cause, t.relation, t.effect) for t in found]
+        assert any(party in c and r == "responsible for" and e in ("blast", "spill")
+                   for c, r, e in triples), triples
+        assert not any(party in e for _, _, e in triples), triples
+    # "were responsible for" is read right already, and stays as it is.
+    stated = tagger.extract(SourceDocument("d", "The managers were responsible for the blast."))
+    assert [(t.cause, t.effect) for t in stated] == [("managers", "blast")]
+
+
 def test_a_bare_quantifier_is_no_node(tagger) -> None:
     # The tagger reads "earn" as a cause of "more": a node "more" would name every comparison.
     text = "Dock workers in Alvik earn more than the national average wage."

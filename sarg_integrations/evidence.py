@@ -356,7 +356,10 @@ def anchored_chains(
     (``entry_similarity``, entry node → its similarity with a query key phrase, at
     least ``entry_match``): "plant suspended deliveries" for "why did the plant suspend
     its deliveries?", though the sentence saying so is less like the question than a
-    profile of the plant.
+    profile of the plant. So is the chain from the best entry node of all the chains, when
+    that node is at least ``focus_match`` like a key phrase: "gas blast in Yuanhua Coal
+    Mine" (0.83) for "what are the consequences of the gas blast in Yuanhua Coal Mine?",
+    whose sentence ranks below two on other blasts.
 
     When one of those chains starts at such an entry node, the question's event is in
     the graph, and a chain from an entry node less similar than ``focus_match`` to every
@@ -389,12 +392,14 @@ def anchored_chains(
     def entry(chain: ReasoningChain) -> float:
         return entry_similarity.get(chain.nodes[0], -1.0)
 
+    best = max((entry(chain) for chain in chains), default=-1.0)
     anchored = [
         chain
         for chain in chains
         if len(chain.document_ids) >= 2
         or any(d in top for d in chain.document_ids)
         or entry(chain) >= entry_match
+        or focus_match <= entry(chain) == best
     ]
     if any(entry(chain) >= entry_match for chain in anchored):
         anchored = [chain for chain in anchored if entry(chain) >= focus_match]

@@ -476,9 +476,11 @@ def test_anchoring_matches_its_definition_on_random_cases():
         kept = anchored_chains(chains, relevance, entry_similarity=entry)
         ranked = sorted(ids, key=lambda d: (-relevance[d], int(d[1:])))
         top = set(ranked[: max(2, -(-3 * n // 10))])
+        best = max(entry[c.nodes[0]] for c in chains)
         expected = [
             c for c in chains
             if len(c.document_ids) >= 2 or set(c.document_ids) & top or entry[c.nodes[0]] >= 0.9
+            or entry[c.nodes[0]] == best >= 0.75
         ]
         if any(entry[c.nodes[0]] >= 0.9 for c in expected):  # the question's event is named
             expected = [c for c in expected if entry[c.nodes[0]] >= 0.75]
@@ -491,6 +493,24 @@ def test_a_chain_from_an_entry_node_naming_the_question_is_anchored_in_a_low_ran
     assert anchored_chains([chain], relevance) == []
     assert anchored_chains([chain], relevance, entry_similarity={"plant suspended deliveries": 0.93}) == [chain]
     assert anchored_chains([chain], relevance, entry_similarity={"plant suspended deliveries": 0.6}) == []
+
+
+def test_the_chain_from_the_best_entry_node_is_anchored_when_that_node_names_the_question():
+    # "What are the consequences of the gas blast in Yuanhua Coal Mine?": the sentence on
+    # the Yuanhua blast ranks below two on other blasts, but its node is the best entry.
+    relevance = {"other blast": 0.61, "explosion": 0.57, "yuanhua": 0.50, "arrests": 0.20}
+    yuanhua = _chain("gas blast in Yuanhua Coal Mine", "yuanhua")
+    others = [_chain("third gas blast", "other blast"), _chain("gas explosion", "explosion")]
+    entry = {"gas blast in Yuanhua Coal Mine": 0.83, "third gas blast": 0.54, "gas explosion": 0.57}
+    kept = anchored_chains([*others, yuanhua], relevance, entry_similarity=entry)
+    assert kept == [*others, yuanhua]
+    # Not when the best entry node is only loosely like the question ...
+    loose = {**entry, "gas blast in Yuanhua Coal Mine": 0.7}
+    assert anchored_chains([*others, yuanhua], relevance, entry_similarity=loose) == others
+    # ... nor for a chain from a node that is not the best one.
+    second = {**entry, "third gas blast": 0.85, "gas blast in Yuanhua Coal Mine": 0.8}
+    lower = {**relevance, "x": 0.9, "y": 0.8}  # neither chain's document is among the top two
+    assert anchored_chains([others[0], yuanhua], lower, entry_similarity=second) == [others[0]]
 
 
 def test_once_the_asked_event_is_named_a_loosely_matched_chain_leaves():

@@ -178,6 +178,14 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         if child.dep_ == "amod" and child.pos_ == "ADJ" and after_head:
             picked.append(child)  # "(left) the fields useless", "five missing"
             continue
+        if child.dep_ == "relcl" and child.i not in exclude and _tells_where_it_happened(child):
+            where = _first_child(child, ("prep",))
+            obj = _first_child(where, ("pobj",)) if where is not None else None
+            room = budget - len(picked) - 1
+            if obj is not None and obj.i not in exclude and room >= 1:
+                # "the blast that occurred in the Pagou Coal Mine": the blast in the mine
+                picked.extend([where, *_noun_core(obj, min(room, 3), exclude)])
+            break
         if child.dep_ == "acl" and child.i not in exclude and child.pos_ == "VERB":
             to = [c for c in child.children if c.dep_ == "aux" and c.lower_ == "to"]
             room = budget - len(picked)
@@ -205,6 +213,26 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         picked.extend([child, *inner])
         break  # one complement is enough for a node name
     return picked
+
+
+_HAPPENING_LEMMAS = frozenset({"occur", "happen"})
+
+
+def _tells_where_it_happened(clause: Token) -> bool:
+    """A relative clause saying only where its noun happened: "(the blast) that occurred in
+    the mine", "which took place at the port" (not when: "that happened in 2001")."""
+    lemma = clause.lemma_.lower()
+    took_place = lemma == "take" and any(
+        c.dep_ == "dobj" and c.lower_ == "place" for c in clause.children
+    )
+    if lemma not in _HAPPENING_LEMMAS and not took_place:
+        return False
+    where = _first_child(clause, ("prep",))
+    return (
+        where is not None
+        and where.lower_ in ("in", "at", "on", "near")
+        and not _tells_when(where)
+    )
 
 
 def _names_a_place(tok: Token) -> bool:
@@ -235,7 +263,31 @@ def _subject_of(verb: Token) -> Token | None:
 
 
 def _clause_core(verb: Token, budget: int, exclude: frozenset[int] = frozenset()) -> list[Token]:
-    """A short event phrase: subject head, negation, verb, particle and object."""
+    """A short event phrase: subject head, negation, verb, particle and object.
+
+    A verb of saying or thinking is named by the clause it reports, as in
+    :func:`head_phrase`; that clause's "it" is the reporter ("another concern said *it*
+    would be prepared to outbid the offer" → "concern prepared to outbid offer").
+    """
+    reported = _reported_clause(verb, None, exclude)
+    if reported is not None:
+        named = _readiness_clause(reported, budget, exclude) or _clause_core(
+            reported, budget, exclude
+        )
+        reporter, subject = _subject_of(verb), _subject_of(reported)
+        if (
+            named
+            and subject is not None
+            and subject.lower_ == "it"
+            and reporter is not None
+            and reporter.i not in exclude
+            and not _is_pronominal(reporter)
+            and reporter.pos_ not in _VERB_POS
+            and not any(t.i == reporter.i for t in named)
+        ):
+            named = [*_noun_core(reporter, 3, exclude), *named][: max(budget, len(named))]
+        if named:
+            return named
     subj = _subject_of(verb)
     subj_toks: list[Token] = []
     if subj is not None and subj.i not in exclude and not _is_pronominal(subj):
@@ -438,7 +490,7 @@ _REPORTING_LEMMAS = frozenset(
 # "X is ready / likely / able to Y": the name keeps the adjective and the clause after it.
 _READINESS_WORDS = frozenset(
     "ready likely unlikely able unable set due poised willing eager expected certain "
-    "bound".split()
+    "bound prepared".split()
 )
 # Where a noun stands, and what only a clause has (for verbs the small tagger misreads).
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "compound"})
@@ -454,20 +506,30 @@ def _mistagged_noun(tok: Token) -> bool:
     return tok.dep_ in _NOMINAL_DEPS and not any(c.dep_ in _CLAUSE_DEPS for c in tok.children)
 
 
-def _reported_clause(root: Token, inside: set[int]) -> Token | None:
+def _reported_clause(
+    root: Token, inside: set[int] | None, exclude: frozenset[int] = frozenset()
+) -> Token | None:
     """The clause a reporting verb governs inside the span ("say [the move will improve …]").
 
     Only a clause with its own subject (``ccomp``): "the company decided to close the
     plant" keeps its name, "company decided to close plant", since the clause alone would
     lose who acts. ``None`` when ``root`` reports nothing, is negated ("did not
-    expect"), or its clause lies outside the span.
+    expect"), or its clause lies outside the span (``inside``, when given) or in
+    ``exclude``.
     """
     if root.pos_ not in _VERB_POS or root.lemma_.lower() not in _REPORTING_LEMMAS:
         return None
     if any(c.dep_ == "neg" for c in root.children):
         return None
     return next(
-        (c for c in root.children if c.dep_ == "ccomp" and c.i in inside and c.pos_ in _VERB_POS),
+        (
+            c
+            for c in root.children
+            if c.dep_ == "ccomp"
+            and (inside is None or c.i in inside)
+            and c.i not in exclude
+            and c.pos_ in _VERB_POS
+        ),
         None,
     )
 

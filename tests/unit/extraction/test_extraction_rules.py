@@ -313,6 +313,30 @@ def test_in_reads_no_harm_without_a_harm_and_a_harmful_event(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A verb of saying names nothing: the clause it reports is the event.
+        ("Shares rose after analysts said the merger would cut costs.",
+         ("merger cut costs", R.TEMPORAL, "shares rose")),
+        # Its "it" is the reporter ...
+        ("Ratners raised its price after another concern said it would be prepared to "
+         "outbid the initial offer.",
+         ("concern prepared to outbid initial offer", R.TEMPORAL, "ratners raised price")),
+        ("The plant closed after the company decided it would move production abroad.",
+         ("company move production", R.TEMPORAL, "plant closed")),
+        # ... but "he" is seldom the police: the pronoun is dropped, as before.
+        ("Prices fell after police said he had fled the country.",
+         ("fled country", R.TEMPORAL, "prices fell")),
+    ],
+)
+def test_a_reported_clause_names_the_event(
+    extractor: RuleBasedExtractor, text: str, expected: tuple[str, RelationType, str]
+) -> None:
+    assert expected in triples_of(extractor, text)
+
+
+@pytest.mark.slow
 def test_due_to_before_a_verb_is_a_schedule(extractor: RuleBasedExtractor) -> None:
     assert triples_of(extractor, "The minister is due to visit Paris next week.") == set()
 

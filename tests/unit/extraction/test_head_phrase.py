@@ -139,3 +139,19 @@ def test_head_phrase_keeps_where_a_thing_is_unless_a_named_place(
 )
 def test_head_phrase_keeps_what_the_object_became(nlp, sentence: str, expected: str) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # A relative clause saying only where the thing happened names it with the place.
+        ("[The blast that occurred in the Pagou Coal Mine] left 11 miners dead.",
+         "blast in Pagou Coal Mine"),
+        ("[The explosion, which took place at the port,] halted shipping.", "explosion at port"),
+        # Not when it happened, and not other relative clauses.
+        ("[The accident that happened in 2001] killed five people.", "accident"),
+        ("[The fire that the workers started in the warehouse] destroyed the stock.", "fire"),
+    ],
+)
+def test_head_phrase_keeps_where_an_event_happened(nlp, sentence: str, expected: str) -> None:
+    assert name(nlp, sentence) == expected

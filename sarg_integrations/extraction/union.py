@@ -14,8 +14,25 @@ from sarg_integrations.schema import SourceDocument, Triple
 __all__ = ["UnionExtractor", "same_relation"]
 
 
+# Words that name nothing by themselves: two arguments sharing only these share nothing.
+_FUNCTION_WORDS = frozenset(
+    "a an the of in on at to for by with from and or but as its their his her our this that "
+    "these those it is are was were be been being has have had will would".split()
+)
+
+
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in words(text)}
+    return {w.lower() for w in words(text)} - _FUNCTION_WORDS
+
+
+def _shares_most(a: set[str], b: set[str]) -> bool:
+    """Whether the shorter of two arguments shares at least half its words with the other.
+
+    One shared word is not enough: "concern prepared to outbid Ratners's offer" and
+    "Ratners Group PLC" share "Ratners" but name different causes.
+    """
+    shorter = min(len(a), len(b))
+    return shorter > 0 and 2 * len(a & b) >= shorter
 
 
 def same_relation(a: Triple, b: Triple) -> bool:
@@ -36,9 +53,17 @@ def same_relation(a: Triple, b: Triple) -> bool:
         s2, e2 = b.sentence_span
         if not (s1 < e2 and s2 < e1):
             return False
-    cause_a, effect_a = _words(a.cause_text or a.cause), _words(a.effect_text or a.effect)
-    cause_b, effect_b = _words(b.cause_text or b.cause), _words(b.effect_text or b.effect)
-    return bool(cause_a & cause_b) and bool(effect_a & effect_b)
+    return _same_argument(a.cause, a.cause_text, b.cause, b.cause_text) and _same_argument(
+        a.effect, a.effect_text, b.effect, b.effect_text
+    )
+
+
+def _same_argument(name_a: str, span_a: str | None, name_b: str, span_b: str | None) -> bool:
+    """Whether two arguments name the same thing: their node names, or their whole spans
+    (a name where a triple keeps none), share most words (:func:`_shares_most`)."""
+    if _shares_most(_words(name_a), _words(name_b)):
+        return True
+    return _shares_most(_words(span_a or name_a), _words(span_b or name_b))
 
 
 def _parts(item: Any) -> tuple[list[Triple], str | None, dict[str, float]]:

@@ -86,3 +86,16 @@ def test_union_extract_many_still_merges() -> None:
     c = Triple("floods", "cause", "losses", document_id="d", sentence="T", sentence_span=(10, 20))
     out = UnionExtractor(Fixed([a]), Fixed([b, c])).extract(SourceDocument("d", "x" * 20))
     assert out == [a, c]
+
+
+def test_one_shared_word_does_not_make_the_same_relation() -> None:
+    sentence = "Ratners raised its price after another concern said it would outbid the offer."
+    tagger = Triple("Ratners Group PLC", "raised", "price", document_id="d", sentence=sentence,
+                    sentence_span=(0, len(sentence)))
+    rules = Triple("concern prepared to outbid Ratners's offer", "precedes",
+                   "Ratners raised price", document_id="d", sentence=sentence,
+                   sentence_span=(0, len(sentence)))
+    assert not same_relation(tagger, rules)  # they share only "Ratners" on the cause side
+    shorter = Triple("Ratners Group", "lifted", "its price", document_id="d", sentence=sentence,
+                     sentence_span=(0, len(sentence)))
+    assert same_relation(tagger, shorter)  # "the" and "its" name nothing; the rest is shared

@@ -571,20 +571,23 @@ def _harm_in_event(prep: Token) -> Iterator[_Candidate]:
         harmed_too = first.pos_ in _VERB_POS and first.lemma_.lower() in _HARM_PREDICATES
         if gov.dep_ == "conj" and harmed_too:
             # "32 miners were killed and 28 injured in an explosion": both by the explosion
-            effect = _clause_phrase(first, _subtree_ids(gov))
-            subj = _subject_of(first)
-            if effect is not None and not (subj is not None and _is_pronominal(subj)):
-                yield _Candidate(obj, effect, cue, exclude=frozenset({prep.i}))
+            yield from _harmed_clause(obj, first, _subtree_ids(gov), prep, cue)
     elif gov.pos_ == "ADJ" and gov.dep_ == "amod" and gov.head.pos_ in ("NOUN", "NUM"):
         # "five missing in the blast": the parser hangs the adjective on the number
         toks = [gov.head, gov]
         yield _Candidate(obj, _Phrase(_render(toks), frozenset(t.i for t in toks)), cue)
     elif gov.pos_ == "ADJ" and gov.dep_ in ("acomp", "oprd") and gov.head.pos_ in _VERB_POS:
-        exclude = _subtree_ids(prep) | {prep.i}
-        effect = _clause_phrase(gov.head, exclude)
-        subj = _subject_of(gov.head)
-        if effect is not None and not (subj is not None and _is_pronominal(subj)):
-            yield _Candidate(obj, effect, cue, exclude=frozenset({prep.i}))
+        yield from _harmed_clause(obj, gov.head, _subtree_ids(prep) | {prep.i}, prep, cue)
+
+
+def _harmed_clause(
+    event: Token, verb: Token, exclude: frozenset[int], prep: Token, cue: _Cue
+) -> Iterator[_Candidate]:
+    """``event`` caused ``verb``'s clause, unless that clause has only a pronoun for a subject."""
+    effect = _clause_phrase(verb, exclude)
+    subj = _subject_of(verb)
+    if effect is not None and not (subj is not None and _is_pronominal(subj)):
+        yield _Candidate(event, effect, cue, exclude=frozenset({prep.i}))
 
 
 def _comma_after(tok: Token, sent: Span) -> bool:

@@ -178,9 +178,9 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         if child.dep_ == "amod" and child.pos_ == "ADJ" and after_head:
             picked.append(child)  # "(left) the fields useless", "five missing"
             continue
-        if child.dep_ == "relcl" and child.i not in exclude and _tells_where_it_happened(child):
-            where = _first_child(child, ("prep",))
-            obj = _first_child(where, ("pobj",)) if where is not None else None
+        where = _where_it_happened(child) if child.dep_ == "relcl" else None
+        if where is not None and child.i not in exclude:
+            obj = _first_child(where, ("pobj",))
             room = budget - len(picked) - 1
             if obj is not None and obj.i not in exclude and room >= 1:
                 # "the blast that occurred in the Pagou Coal Mine": the blast in the mine
@@ -218,21 +218,20 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
 _HAPPENING_LEMMAS = frozenset({"occur", "happen"})
 
 
-def _tells_where_it_happened(clause: Token) -> bool:
-    """A relative clause saying only where its noun happened: "(the blast) that occurred in
-    the mine", "which took place at the port" (not when: "that happened in 2001")."""
+def _where_it_happened(clause: Token) -> Token | None:
+    """The preposition of a relative clause saying only where its noun happened: "(the
+    blast) that occurred *in* the mine", "which took place *at* the port"; ``None`` for
+    other clauses and for when it happened ("that happened in 2001")."""
     lemma = clause.lemma_.lower()
     took_place = lemma == "take" and any(
         c.dep_ == "dobj" and c.lower_ == "place" for c in clause.children
     )
     if lemma not in _HAPPENING_LEMMAS and not took_place:
-        return False
+        return None
     where = _first_child(clause, ("prep",))
-    return (
-        where is not None
-        and where.lower_ in ("in", "at", "on", "near")
-        and not _tells_when(where)
-    )
+    if where is None or where.lower_ not in ("in", "at", "on", "near") or _tells_when(where):
+        return None
+    return where
 
 
 def _names_a_place(tok: Token) -> bool:

@@ -548,6 +548,8 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             yield from _prep_candidate([tok], _Cue("precedes", _T))
         if tok.dep_ == "prep" and tok.lower_ == "in":
             yield from _harm_in_event(tok)
+        if tok.dep_ == "prep" and tok.lower_ == "from":
+            yield from _left_by_event(tok)
 
 
 def _harm_in_event(prep: Token) -> Iterator[_Candidate]:
@@ -578,6 +580,22 @@ def _harm_in_event(prep: Token) -> Iterator[_Candidate]:
         yield _Candidate(obj, _Phrase(_render(toks), frozenset(t.i for t in toks)), cue)
     elif gov.pos_ == "ADJ" and gov.dep_ in ("acomp", "oprd") and gov.head.pos_ in _VERB_POS:
         yield from _harmed_clause(obj, gov.head, _subtree_ids(prep) | {prep.i}, prep, cue)
+
+
+def _left_by_event(prep: Token) -> Iterator[_Candidate]:
+    """A thing and the harmful event it came from: "smoke from the fire", "damage from the
+    storm", "refugees from the war" (the fire, the storm, the war is the cause).
+
+    Only a common noun coming "from" a harmful event (:data:`_HARMFUL_EVENTS`) reads a
+    relation: "workers from the fire department" and "flights from Halden" do not.
+    """
+    obj = _prep_object(prep)
+    thing = prep.head
+    if obj is None or obj.pos_ != "NOUN" or obj.lemma_.lower() not in _HARMFUL_EVENTS:
+        return
+    if thing.pos_ != "NOUN" or any(c.dep_ == "compound" for c in obj.children if c.i > obj.i):
+        return
+    yield _Candidate(obj, thing, _Cue("causes", _C), exclude=frozenset({prep.i}))
 
 
 def _harmed_clause(

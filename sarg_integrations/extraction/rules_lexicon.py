@@ -209,6 +209,9 @@ _HARMFUL_EVENTS = frozenset(
 _TIME_NOUNS = frozenset(
     {"year", "month", "week", "day", "decade", "hour", "minute", "time", "while", "period"}
 )
+# An amount added to or taken from something names little alone: "added months to
+# waiting lists", "added 2 percent to costs".
+_MEASURE_NOUNS = _TIME_NOUNS - {"time", "while", "period"} | {"percent", "point", "cent"}
 # "Without X, Y" opening a sentence: the lack of X brings Y about ("Without the ferry, the
 # hotels received fewer visitors"), except in these set phrases ("Without warning, ...").
 _WITHOUT_IDIOMS = frozenset(

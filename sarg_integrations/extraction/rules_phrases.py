@@ -23,8 +23,10 @@ from sarg_integrations.extraction.rules_lexicon import (
     _EMPTY_HEADS,
     _ENTITY_PRONOUNS,
     _EVENT_PRONOUNS,
+    _HARMFUL_EVENTS,
     _LEADING_DROP,
     _LEFT_MODS,
+    _MEASURE_NOUNS,
     _NOUN_POS,
     _NP_PREPS,
     _OBJ_DEPS,
@@ -159,7 +161,12 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         picked.extend(sub)
     rights = list(tok.rights)
     after = tok.right_edge.i + 1
-    if not any(c.dep_ == "prep" for c in rights) and tok.dep_ in ("dobj", "pobj", "nsubjpass"):
+    # An amount added to something ("added (three) months to waiting lists") names little
+    # alone; the parser reads a counted one as an adverbial.
+    amount = tok.lemma_.lower() in _MEASURE_NOUNS and tok.dep_ in ("dobj", "npadvmod")
+    if not any(c.dep_ == "prep" for c in rights) and (
+        tok.dep_ in ("dobj", "pobj", "nsubjpass") or amount
+    ):
         # The small parser often hangs "a sell-off in tech stocks" on the verb; an
         # adjacent complement of the verb right after the object belongs to the object.
         # So does one after a passive's agent ("boosted by remittances from Filipinos
@@ -168,6 +175,8 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         agent = tok.head.dep_ == "agent"
         host = tok.head.head if agent else tok.head
         preps = _AGENT_PREPS if agent else _OBJECT_PREPS
+        if amount:
+            preps = frozenset({"to"}) if tok.dep_ == "npadvmod" else preps | {"to"}
         if nxt is not None and nxt.dep_ == "prep" and nxt.head == host and nxt.lower_ in preps:
             rights.append(nxt)
     for child in rights:
@@ -199,10 +208,13 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         if not objs or room < 1:
             break
         obj = objs[0]
-        if child.lower_ == "at" and _names_a_place(obj):
+        if child.lower_ == "at" and _names_a_place(obj) and not _is_harmful_event(tok):
             # "the beds at Dunmore General Hospital": an address, not part of the thing;
-            # in the name it would bridge to every page about the place.
+            # in the name it would bridge to every page about the place. Where an event
+            # happened tells which event it was ("the fire at the Brena paint factory").
             continue
+        if _tells_when(child):
+            continue  # "a fire on Tuesday": when, not what; the sentence keeps it
         inner = (
             _clause_core(obj, room, exclude)
             if obj.pos_ in _VERB_POS
@@ -241,6 +253,11 @@ def _names_a_place(tok: Token) -> bool:
         or tok.ent_type_ in _ADDRESS_ENTS
         or any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children)
     )
+
+
+def _is_harmful_event(tok: Token) -> bool:
+    """A fire, a blast, a flood… (:data:`_HARMFUL_EVENTS`)."""
+    return tok.lemma_.lower() in _HARMFUL_EVENTS or tok.lower_ in _HARMFUL_EVENTS
 
 
 def _names_a_time(tok: Token) -> bool:

@@ -412,7 +412,10 @@ class TaggerExtractor:
                     continue
                 else:
                     inner_cause = _inner(relations[k], rel, rel.cause) if joined else None
-                    cause = _name(doc, inner_cause.effect if inner_cause else rel.cause)
+                    subject = None if inner_cause else _conjunct_subject(doc, rel)
+                    if subject is not None:  # "smoke drifted over Ostra and made …": smoke
+                        cause_text = sent.text[slice(*subject)]
+                    cause = _name(doc, inner_cause.effect if inner_cause else subject or rel.cause)
                     span = (sent.start, sent.end)
                     sentence_text = sent.text
                 party = None if cross else _responsible_party(sent.text, rel, signal)
@@ -589,6 +592,47 @@ def _responsible_party(text: str, relation: Any, signal: str | None) -> tuple[in
     start = relation.effect[0]
     end = start + len(text[start : min(found.start(), relation.effect[1])].rstrip())
     return (start, end) if end > start else None
+
+
+def _conjunct_subject(doc: Any, relation: Any) -> tuple[int, int] | None:
+    """The span of the subject a conjunct causative verb shares, when the tagger took a
+    word of the first conjunct's predicate for the cause instead.
+
+    In "Thick smoke from the fire drifted over Ostra and made the air unsafe" the signal
+    "made" has no subject of its own; its subject is the first verb's, "Thick smoke from
+    the fire", and the tagger's cause "Ostra" is where the smoke drifted. ``doc`` is the
+    sentence's spaCy parse; ``None`` unless the signal is such a conjunct verb and the cause
+    span lies inside the first conjunct's predicate, clear of its subject.
+    """
+    if relation.signal is None or relation.cause is None:
+        return None
+    signal = doc.char_span(*relation.signal, alignment_mode="expand")
+    if signal is None or not len(signal):
+        return None
+    verb = signal.root
+    if verb.dep_ != "conj" or verb.pos_ not in ("VERB", "AUX"):
+        return None
+    if verb.i == 0 or verb.doc[verb.i - 1].dep_ != "cc":
+        return None  # "… and made …": a conjunction joins the two predicates
+    if any(child.dep_ in _SUBJECTS for child in verb.children):
+        return None
+    first = verb.head
+    subjects = [child for child in first.children if child.dep_ in _SUBJECTS]
+    if len(subjects) != 1 or first.pos_ not in ("VERB", "AUX"):
+        return None
+    subtree = list(subjects[0].subtree)
+    start, end = subtree[0].idx, subtree[-1].idx + len(subtree[-1].text)
+    # The cause must sit after the first verb and before the signal: in its predicate.
+    if not (first.idx < relation.cause[0] and relation.cause[1] <= relation.signal[0]):
+        return None
+    if relation.cause[0] < end and start < relation.cause[1]:
+        return None
+    if any(token.dep_ in _SUBJECTS for token in doc[first.i + 1 : verb.i]):
+        return None  # another clause between the verbs: the parse, not the tagger, is unsure
+    return (start, end)
+
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
 
 
 def _signal_text(text: str, relation: Any) -> str | None:

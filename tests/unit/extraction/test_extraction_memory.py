@@ -98,6 +98,7 @@ def fake_tagger(monkeypatch: pytest.MonkeyPatch) -> tuple[TaggerExtractor, list[
     monkeypatch.setattr(tagger_inference, "predict_relations", predict)
     monkeypatch.setattr(TaggerExtractor, "network", property(lambda self: (None, None, None)))
     monkeypatch.setattr(tagger, "_name", lambda doc, span: doc.text[span[0] : span[1]])
+    monkeypatch.setattr(tagger, "_conjunct_subject", lambda doc, relation: None)
     nlp = _RecordingNLP()
     return TaggerExtractor(nlp=nlp), window_sizes, nlp
 

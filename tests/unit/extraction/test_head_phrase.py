@@ -114,6 +114,11 @@ def test_head_phrase_passes_over_a_time_adverbial(nlp, sentence: str, expected: 
         # But not to a named place: that is an address, which would bridge the node to
         # every page about the place.
         ("The flu wave filled [the beds at Dunmore General Hospital].", "beds"),
+        # Where an event happened tells which event it was; when it happened does not.
+        ("[A fire at the Brena paint factory on Tuesday] released chemicals.",
+         "fire at Brena paint factory"),
+        ("[The elections in May] gave the party a majority.", "elections"),
+        ("[A storm on Friday] closed the port.", "storm"),
         ("The power cut shut down [the cooling systems at the Delmar dairy plant].",
          "cooling systems"),
     ],
@@ -135,6 +140,11 @@ def test_head_phrase_keeps_where_a_thing_is_unless_a_named_place(
         ("The crisis left [many families homeless].", "many families homeless"),
         # A clause keeps what its object became.
         ("The blast left 11 miners dead.", "blast left 11 miners dead"),
+        # An amount keeps what it was added to; other objects do not take "to".
+        ("The operations added [months to waiting lists].", "months to waiting lists"),
+        ("The strike added [two weeks to the repairs].", "two weeks to repairs"),
+        ("Prices rose [5 percent in May].", "5 percent"),
+        ("The council sent [letters to every household].", "letters"),
     ],
 )
 def test_head_phrase_keeps_what_the_object_became(nlp, sentence: str, expected: str) -> None:

@@ -126,6 +126,18 @@ def test_who_is_responsible_for_a_thing_caused_it(tagger) -> None:
     assert [(t.cause, t.effect) for t in stated] == [("managers", "blast")]
 
 
+def test_a_conjunct_verb_takes_the_shared_subject_as_its_cause(tagger) -> None:
+    # The tagger reads "made" with the place the smoke drifted over as its cause.
+    text = "Thick smoke from the fire drifted over Ostra and made the air unsafe to breathe."
+    triples = [(t.cause, t.effect, t.cause_text) for t in tagger.extract(SourceDocument("d", text))]
+    assert [(c, e) for c, e, _ in triples] == [("thick smoke from fire", "air unsafe")], triples
+    assert triples[0][2] == "Thick smoke from the fire"
+    # A verb with its own subject keeps the tagger's cause.
+    text = "The storm hit the coast and caused severe flooding in the town."
+    causes = [t.cause for t in tagger.extract(SourceDocument("d", text))]
+    assert causes == ["storm hit coast"], causes
+
+
 def test_a_bare_quantifier_is_no_node(tagger) -> None:
     # The tagger reads "earn" as a cause of "more": a node "more" would name every comparison.
     text = "Dock workers in Alvik earn more than the national average wage."

@@ -381,7 +381,7 @@ def evidence_metadata(result: SARGResult, passage: EvidencePassage, rank: int) -
     prompt), ``hops`` (``{"chain", "hop", "source", "relation", "target"}`` for every hop
     this document supports), ``scores`` (the score of each chain in ``chain_ids``),
     ``score`` (the best of them, or ``None``), ``selected_by`` (``"chain"``,
-    ``"bridge"``, ``"relevance"`` or ``"context"``; see
+    ``"linked"``, ``"entry"``, ``"bridge"``, ``"relevance"`` or ``"context"``; see
     :class:`~sarg_integrations.schema.EvidencePassage`), ``direction``, ``fallback`` and
     ``fallback_reason``.
     """

@@ -64,6 +64,7 @@ __all__ = [
     "chain_evidence",
     "compile_evidence",
     "document_relevance",
+    "entry_evidence",
     "fill_evidence",
     "linked_evidence",
 ]
@@ -222,6 +223,7 @@ def compile_evidence(
     triples: Sequence[Triple] = (),
     direction: Direction | str | None = None,
     entry_similarity: Mapping[str, float] | None = None,
+    entry_documents: Mapping[str, Sequence[str]] | None = None,
 ) -> CompiledEvidence:
     """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
 
@@ -272,6 +274,8 @@ def compile_evidence(
             tells causal questions from others by it); ``None``: causal.
         entry_similarity: Entry node → its similarity with the query's key phrases
             (for :func:`anchored_chains`).
+        entry_documents: Entry node → the documents whose triples name it (for
+            :func:`entry_evidence`).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
@@ -314,6 +318,9 @@ def compile_evidence(
                 # Kept whole even past the budget: they carry the chain's missing links (a
                 # variant that made them fit the budget scored lower on ESTER, 87.5 vs 89.1 %).
                 evidence += linked_evidence(documents, evidence, triples, direction, embedder)
+                evidence += entry_evidence(
+                    documents, evidence, chains, entry_similarity, entry_documents, relevance
+                )
                 if entry_similarity is not None and (
                     max(entry_similarity.values(), default=-1.0) < WEAK_ENTRY_MATCH
                 ):
@@ -473,6 +480,60 @@ def linked_evidence(
         for doc_id in ids
         if doc_id in by_id and by_id[doc_id].text.strip()
     ]
+
+
+def entry_evidence(
+    documents: Sequence[SourceDocument],
+    evidence: Sequence[EvidencePassage],
+    chains: Sequence[ReasoningChain],
+    entry_similarity: Mapping[str, float] | None,
+    entry_documents: Mapping[str, Sequence[str]] | None,
+    relevance: Mapping[str, float] | None,
+    *,
+    entry_match: float = CHAIN_ANCHOR_ENTRY_MATCH,
+    focus_match: float = CHAIN_FOCUS_ENTRY_MATCH,
+) -> list[EvidencePassage]:
+    """The document stating the asked event, when no kept chain brought it in.
+
+    When no kept chain starts at an entry node naming what the question asks about (at
+    least ``entry_match``), the chains may run from a looser match: in "What did the
+    closure of the Skarra ferry terminal lead to?" the chain to the hotels' lost visitors
+    starts at "ferry" (0.81), while "Skarra ferry terminal" (0.88), the best entry node,
+    has no effect of its own. The reader still needs the sentence saying the terminal
+    closed. So of the best entry node's ``entry_documents`` (ties to the earlier node;
+    at least ``focus_match``) not in ``evidence``, the most relevant one joins as a
+    ``selected_by="entry"`` passage. A chain from "plant suspended deliveries" (0.93)
+    already names the asked event; the plant's profile (entry "Delmar dairy plant",
+    1.0) stays out.
+
+    Example:
+        >>> docs = [SourceDocument("d1", "Storm damage closed the terminal."),
+        ...         SourceDocument("d2", "Without the ferry, hotels lost visitors.")]
+        >>> held = [EvidencePassage("d2", docs[1].text, (1,))]
+        >>> similarity = {"terminal": 0.88, "ferry": 0.81}
+        >>> found = entry_evidence(docs, held, [], similarity,
+        ...                        {"terminal": ["d1"], "ferry": ["d2"]}, {})
+        >>> [(p.document_id, p.selected_by) for p in found]
+        [('d1', 'entry')]
+    """
+    if not entry_similarity or not entry_documents:
+        return []
+    if any(entry_similarity.get(chain.nodes[0], -1.0) >= entry_match for chain in chains):
+        return []
+    best = max(entry_similarity, key=lambda node: entry_similarity[node])
+    if entry_similarity[best] < focus_match:
+        return []
+    held = {p.document_id for p in evidence}
+    position = {d.id: i for i, d in enumerate(documents)}
+    candidates = [d for d in entry_documents.get(best, ()) if d in position and d not in held]
+    if not candidates:
+        return []
+    scores = relevance or {}
+    top = min(candidates, key=lambda d: (-scores.get(d, 0.0), position[d]))
+    doc = documents[position[top]]
+    if not doc.text.strip():
+        return []
+    return [EvidencePassage(doc.id, doc.text, (), dict(doc.metadata), selected_by="entry")]
 
 
 def _most_relevant(

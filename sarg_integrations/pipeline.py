@@ -330,6 +330,11 @@ class SARGPipeline:
                     else None
                 ),
                 entry_similarity={e.node: e.similarity for e in found.entry_nodes},
+                entry_documents={
+                    e.node: found.graph.graph.nodes[e.node].get("documents", ())
+                    for e in found.entry_nodes
+                    if e.node in found.graph.graph
+                },
             )
             evidence, prompt, chains = compiled.evidence, compiled.prompt, compiled.chains
             summary.update(

@@ -329,7 +329,9 @@ class EvidencePassage:
         selected_by: Why it is in the prompt: ``"chain"`` (behind a kept chain),
             ``"bridge"`` (linked by an entity mention to a document picked before it),
             ``"linked"`` (one of its triples names a node of the chain documents'
-            triples, a link the graph did not merge), ``"relevance"`` (most similar to
+            triples, a link the graph did not merge), ``"entry"`` (states the entry
+            node best matching the query, which no kept chain brought in),
+            ``"relevance"`` (most similar to
             the query among those left) or
             ``"context"`` (the flat context). Default: ``"chain"`` when ``chain_ids``
             is non-empty, else ``"context"``.

@@ -17,6 +17,7 @@ from sarg_integrations.evidence import (
     WEAK_ENTRY_MATCH,
     anchored_chains,
     asks_to_compare,
+    entry_evidence,
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
@@ -27,7 +28,14 @@ from sarg_integrations.links import (
     names_event,
     node_words,
 )
-from sarg_integrations.schema import ChainHop, Direction, ReasoningChain, RelationType, Triple
+from sarg_integrations.schema import (
+    ChainHop,
+    Direction,
+    EvidencePassage,
+    ReasoningChain,
+    RelationType,
+    Triple,
+)
 
 # ----------------------------------------------------------------------------- topics
 
@@ -523,6 +531,47 @@ def test_once_the_asked_event_is_named_a_loosely_matched_chain_leaves():
     # Without a chain from the named event, the profile's chain stays (its document is
     # the most relevant one).
     assert anchored_chains([profile], relevance, entry_similarity=entry) == [profile]
+
+
+# ------------------------------------------------------------------ the entry document
+
+
+FERRY = [
+    SourceDocument("storm", "Storm damage closed the Skarra ferry terminal for the whole of July."),
+    SourceDocument("visitors", "Without the ferry, the island's hotels received fewer visitors."),
+    SourceDocument("terminal", "The Skarra ferry terminal opened in 1978 and has two berths."),
+]
+
+
+def test_the_document_stating_the_best_entry_node_joins_when_no_chain_starts_at_the_asked_event():
+    # "What did the closure of the Skarra ferry terminal lead to?": the chain starts at
+    # "ferry" (0.81); the closed terminal (0.88) is the better match, with no effect.
+    chain = _chain("ferry", "visitors")
+    held = [EvidencePassage("visitors", FERRY[1].text, (1,))]
+    entry = {"Skarra ferry terminal": 0.88, "ferry": 0.81}
+    documents = {"Skarra ferry terminal": ["storm"], "ferry": ["visitors"]}
+    found = entry_evidence(FERRY, held, [chain], entry, documents, {"storm": 0.7})
+    assert [(p.document_id, p.selected_by, p.chain_ids) for p in found] == [("storm", "entry", ())]
+    # A chain from a node naming the asked event (at least 0.9) needs no such document:
+    # the dairy plant's profile ("Delmar dairy plant", 1.0) stays out.
+    named = {**entry, "ferry": 0.93}
+    assert entry_evidence(FERRY, held, [chain], named, documents, {}) == []
+    # Nor when the best entry node is only loosely like the question, ...
+    loose = {"Skarra ferry terminal": 0.74, "ferry": 0.6}
+    assert entry_evidence(FERRY, held, [chain], loose, documents, {}) == []
+    # ... or its document is in already.
+    assert entry_evidence(FERRY, held, [chain], entry, {"Skarra ferry terminal": ["visitors"]},
+                          {}) == []
+
+
+def test_of_the_entry_nodes_documents_the_most_relevant_joins_ties_to_the_earlier():
+    entry = {"Skarra ferry terminal": 0.88}
+    both = {"Skarra ferry terminal": ["terminal", "storm"]}
+    ranked = entry_evidence(FERRY, [], [], entry, both, {"storm": 0.4, "terminal": 0.6})
+    assert [p.document_id for p in ranked] == ["terminal"]
+    tied = entry_evidence(FERRY, [], [], entry, both, {"storm": 0.5, "terminal": 0.5})
+    assert [p.document_id for p in tied] == ["storm"]  # earlier among the retrieved documents
+    assert entry_evidence(FERRY, [], [], entry, {"Skarra ferry terminal": ["gone"]}, {}) == []
 
 
 # ------------------------------------------------------------------ near-miss links

@@ -524,25 +524,23 @@ def entry_evidence(
     if entry_similarity[best] < focus_match:
         return []
     held = {p.document_id for p in evidence}
-    position = {d.id: i for i, d in enumerate(documents)}
-    candidates = [d for d in entry_documents.get(best, ()) if d in position and d not in held]
-    if not candidates:
-        return []
+    readable = {d.id for d in documents if d.text.strip()}
     scores = relevance or {}
-    top = min(candidates, key=lambda d: (-scores.get(d, 0.0), position[d]))
-    doc = documents[position[top]]
-    if not doc.text.strip():
-        return []
-    return [EvidencePassage(doc.id, doc.text, (), dict(doc.metadata), selected_by="entry")]
+    candidates = {
+        d: scores.get(d, 0.0) for d in entry_documents.get(best, ()) if d in readable - held
+    }
+    return _most_relevant(documents, evidence, candidates, selected_by="entry")
 
 
 def _most_relevant(
     documents: Sequence[SourceDocument],
     evidence: Sequence[EvidencePassage],
     relevance: Mapping[str, float] | None,
+    *,
+    selected_by: str = "relevance",
 ) -> list[EvidencePassage]:
-    """The document most relevant to the query (ties to the earlier one) as a
-    ``selected_by="relevance"`` passage, unless ``evidence`` already holds it."""
+    """The document most relevant to the query among ``relevance``'s (ties to the earlier
+    one) as a ``selected_by`` passage, unless ``evidence`` already holds it."""
     if not relevance:
         return []
     position = {d.id: i for i, d in enumerate(documents)}
@@ -550,7 +548,7 @@ def _most_relevant(
     if any(p.document_id == top for p in evidence):
         return []
     doc = next(d for d in documents if d.id == top)
-    return [EvidencePassage(doc.id, doc.text, (), dict(doc.metadata), selected_by="relevance")]
+    return [EvidencePassage(doc.id, doc.text, (), dict(doc.metadata), selected_by=selected_by)]
 
 
 def document_relevance(

@@ -48,6 +48,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _EVENT_PRONOUNS,
     _RELATIVE_PRONOUNS,
     _RESULT_ADVERBS,
+    _SUBJ_DEPS,
 )
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
@@ -614,10 +615,10 @@ def _conjunct_subject(doc: Any, relation: Any) -> tuple[int, int] | None:
         return None
     if verb.i == 0 or verb.doc[verb.i - 1].dep_ != "cc":
         return None  # "… and made …": a conjunction joins the two predicates
-    if any(child.dep_ in _SUBJECTS for child in verb.children):
+    if any(child.dep_ in _SUBJ_DEPS for child in verb.children):
         return None
     first = verb.head
-    subjects = [child for child in first.children if child.dep_ in _SUBJECTS]
+    subjects = [child for child in first.children if child.dep_ in _SUBJ_DEPS]
     if len(subjects) != 1 or first.pos_ not in ("VERB", "AUX"):
         return None
     subtree = list(subjects[0].subtree)
@@ -627,12 +628,9 @@ def _conjunct_subject(doc: Any, relation: Any) -> tuple[int, int] | None:
         return None
     if relation.cause[0] < end and start < relation.cause[1]:
         return None
-    if any(token.dep_ in _SUBJECTS for token in doc[first.i + 1 : verb.i]):
+    if any(token.dep_ in _SUBJ_DEPS for token in doc[first.i + 1 : verb.i]):
         return None  # another clause between the verbs: the parse, not the tagger, is unsure
     return (start, end)
-
-
-_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
 
 
 def _signal_text(text: str, relation: Any) -> str | None:

@@ -53,6 +53,7 @@ __all__ = [
     "CHAIN_ANCHOR_ENTRY_MATCH",
     "CHAIN_ANCHOR_SHARE",
     "CHAIN_FOCUS_ENTRY_MATCH",
+    "COMPARES_NAMED_THINGS",
     "NO_ANCHORED_CHAINS",
     "NO_CHAINS_IN_EVIDENCE",
     "WEAK_ENTRY_MATCH",
@@ -120,31 +121,50 @@ def asks_cause_or_effect(direction: Direction | str | None) -> bool:
 
 _COMPARISON = re.compile(
     r"^(?:are|were|is|was|do|did|does|have|has|had|can|could)\b"  # yes / no: "Are X and Y ..."
-    r"|\b(?:both|same|than)\b"
-    r"|\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b[^?]*\bor\b",  # "older, X or Y?"
+    r"|\b(?:both|than)\b"
+    r"|\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b[^?]*\bor\b"  # "older, X or Y?"
+    r"|^(?:which|who|whom)\b[^?]*\bor\b"  # "Which band is from England, X or Y?"
+    r"|,[^,?]*\bor\b[^,?]*(?:,|\?\s*$)"  # a choice set off by commas: "..., X or Y?"
+    r"|^(?:in\s+)?between\b[^?]*\band\b"  # "In between X and Y which ...?"
+    r"|\bin common\b|\bshare\s*(?:\?|which\b|what\b)|\bshared by\b|\bthe shared\b",
     re.IGNORECASE,
+)
+# "José Saramago and Ivo Andrić were recipients of what award?": two names as the subject.
+_NAMED_PAIR = re.compile(
+    r"^[A-Z][^?]*?\s+and\s+[A-Z][^?]*?\s+(?:are|were|both|have|had|share|shared)\b"
 )
 
 
 def asks_to_compare(query: str) -> bool:
     """Whether ``query`` compares things it names ("Who is older, Annie Morton or Terry
-    Richardson?", "Are Waste Land and Shikashika both drinks?", "Is A taller than B?").
+    Richardson?", "Are Waste Land and Shikashika both drinks?", "Is A taller than B?",
+    "Which band is from England, Fireflight or Dirty Pretty Things?", "What profession
+    do H. L. Mencken and Albert Camus have in common?").
 
-    Such a question names every thing it is about, so their documents are already the most
-    relevant ones; the documents their topics bridge to are about other things (a film's
-    director, a band's members), and the fill does not follow bridges for it. On the 500
-    2Wiki questions of the shared half it flags 230 of the 234 comparison questions and none
-    of the other 266; yes / no questions count, being comparisons in these sets.
+    Such a question names every thing it is about, so their documents are already the
+    most relevant ones; the documents their topics bridge to are about other things (a
+    film's director, a band's members), and the fill does not follow bridges for it. On
+    the 500 2Wiki questions of the shared half it flags 230 of the 234 comparison
+    questions and none of the other 266; yes / no questions count, being comparisons in
+    these sets. On the 500 HotpotQA questions it flags 257 (a choice, "in common",
+    "share", two names as the subject); on MuSiQue's 200, which holds no comparison, 5
+    (by *both* or *than*).
+    *same* alone does not count: "the same nationality as the author of …" is a bridge.
 
     Example:
         >>> asks_to_compare("Who is older, Annie Morton or Terry Richardson?")
         True
         >>> asks_to_compare("Which band has more members, Lawson or American Music Club?")
         True
+        >>> asks_to_compare("What occupation do Chris Menges and Aram Avakian share?")
+        True
+        >>> asks_to_compare("Woman's Era and Naj are what kind of magazines?")
+        True
         >>> asks_to_compare("Who directed the film that won the award in 1990?")
         False
     """
-    return bool(_COMPARISON.search(query.strip()))
+    query = query.strip()
+    return bool(_COMPARISON.search(query) or _NAMED_PAIR.search(query))
 
 
 def backed_chains(
@@ -188,6 +208,11 @@ NO_CHAINS_IN_EVIDENCE = (
 NO_ANCHORED_CHAINS = (
     "no kept chain runs through one of the documents most relevant to the query or across "
     "documents, so the evidence is filled by relevance"
+)
+
+COMPARES_NAMED_THINGS = (
+    "the query compares the things it names, whose documents answer it: the evidence is "
+    "filled by relevance, and chains (causes and effects, not attributes) are left out"
 )
 
 
@@ -235,9 +260,10 @@ def compile_evidence(
       times the retrieved words. For a query that asks neither for causes nor for
       effects (``direction`` bidirectional, :func:`asks_cause_or_effect`), the budget is
       filled by the documents of chains told across documents, then by bridge-guided
-      relevance (relevance alone for a question comparing the things it names:
-      :func:`asks_to_compare`), and only the chains running through those documents stay
-      (:func:`backed_chains`; none: :data:`NO_CHAINS_IN_EVIDENCE`).
+      relevance, and only the chains running through those documents stay
+      (:func:`backed_chains`; none: :data:`NO_CHAINS_IN_EVIDENCE`). A question comparing
+      the things it names (:func:`asks_to_compare`) gets relevance alone and no chains
+      (:data:`COMPARES_NAMED_THINGS`): its answer is their attributes.
       For a causal question, only the anchored chains
       (:func:`anchored_chains`: through one of the documents most relevant to the
       query, or across documents; once one starts at the node naming the asked event,
@@ -288,13 +314,19 @@ def compile_evidence(
     chains = list(chains)
     sentences = config.evidence == "sentences"
     bridges = not asks_to_compare(query)
+    causal = asks_cause_or_effect(direction)
     relevance = None
     words = 0
     if budget is not None:
         relevance = document_relevance(documents, embedder, query_vector)
         words = round(budget * sum(_word_count(d.text) for d in documents))
         stats["evidence_budget_words"] = words
-    if budget is not None and fallback_reason is None and not asks_cause_or_effect(direction):
+    if budget is not None and fallback_reason is None and not bridges and not causal:
+        # Reasoning-schema chains hold no attributes, and under the same budget their
+        # lines cost documents: chains on comparisons lost to relevance alone in each
+        # slice checked (HotpotQA 200-299: 1 win, 3 losses; 2Wiki 0-199: 1 and 5).
+        fallback_reason, chains = COMPARES_NAMED_THINGS, []
+    if budget is not None and fallback_reason is None and not causal:
         evidence, chains, fallback_reason = _relevance_first_evidence(
             documents, chains, embedder, query_vector, stats, words, relevance,
             sentences=sentences, bridges=bridges,

@@ -14,6 +14,7 @@ from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeli
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
+    COMPARES_NAMED_THINGS,
     WEAK_ENTRY_MATCH,
     anchored_chains,
     asks_to_compare,
@@ -304,6 +305,19 @@ def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget
         ("Is the building at 200 West Street taller than the one at 888 7th Avenue?", True),
         ("Were Scott Derrickson and Ed Wood of the same nationality?", True),
         ("Which film has the director born first, Wild Tales or The Hunter?", True),
+        ("Which band is from England, Fireflight or Dirty Pretty Things?", True),
+        ("Which novelist, J. G. Farrell or Louis Aragon, wrote of colonial rule?", True),
+        ("who had to escape nazis, Sigmund Freud or Evelyn Waugh?", True),
+        ("In between Liberty and MIT Technology Review which has a circulation of 200,000?", True),
+        ("What profession does H. L. Mencken and Albert Camus have in common?", True),
+        ("What occupation do Chris Menges and Aram Avakian share?", True),
+        ("Astro Boy and The Secret of Kells share which genre of film?", True),
+        ("What occupation was shared by David Yates and Pietro Germi?", True),
+        ("What is the average income for the same nationality as the author of Emma?", False),
+        ("Which county shares a border with the county where Don Werner was born?", False),
+        ("Candy Coburn has shared the stage with a group with who playing guitar?", False),
+        ("What color do people wear during Oranjegekte or to celebrate Koningsdag?", False),
+        ("What ended the conflict between the British Raj and the Emirate of Afghanistan?", False),
         ("Who owns the farm where heavy rain fell in May?", False),
         ("What government position was held by the woman who portrayed Corliss Archer?", False),
         ("The director of the romantic comedy Big Stone Gap is based in what city?", False),
@@ -398,6 +412,22 @@ def test_on_a_question_about_a_link_a_chain_across_documents_comes_first():
         ("d2", "chain", (1,)),
     ]
     assert result.chains[0].document_ids == ("d1", "d2") and not result.used_fallback
+
+
+def test_a_comparison_gets_relevance_alone_and_no_chains():
+    # The same documents as above, where "who owns …" keeps the chain relevance took in:
+    # a question comparing two farms is answered by their attributes, not by a chain.
+    query = "Which farm grows wheat, Oakridge Farm or the Miller farm?"
+    predicted = CueWordDirectionClassifier().predict_direction(query).direction
+    assert predicted is Direction.BIDIRECTIONAL
+    result = make(SARGConfig(similarity_threshold=0.0)).run(query, OFF_TOPIC_CHAIN)
+    assert result.candidate_chains and not result.chains
+    assert result.used_fallback and result.fallback_reason == COMPARES_NAMED_THINGS
+    assert {p.selected_by for p in result.evidence} == {"relevance"}
+    assert "Reasoning chains" not in result.prompt
+    # The paper's setting keeps its chains: the rule belongs to the default budget policy.
+    paper = make(SARGConfig.paper(similarity_threshold=0.0)).run(query, OFF_TOPIC_CHAIN)
+    assert paper.chains and not paper.used_fallback
 
 
 def test_a_chain_outside_the_relevance_fill_leaves_the_prompt():

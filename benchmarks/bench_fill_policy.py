@@ -2,14 +2,14 @@
 
 For a question about something (what the direction classifier calls nearly every
 HotpotQA, MuSiQue and 2Wiki question), the default evidence is the bridge-guided
-relevance fill within half of the retrieved words, plus the rare chain told across
+relevance fill within half of the retrieved tokens, plus the rare chain told across
 documents. This script replays that fill with the package's own
 :func:`~sarg_integrations.evidence.fill_evidence` (no extraction, so a whole file takes
 minutes instead of an hour) and prints supporting-paragraph recall, side by side in one
 run, for:
 
 * ``flat``: flat top-k by the same MiniLM relevance, packed the same way (a paragraph
-  that would overflow the words is passed over, the next one tried);
+  that would overflow the tokens is passed over, the next one tried);
 * ``bridges``: the fill following entity bridges on every question;
 * ``default``: the fill as shipped, relevance alone for a question comparing the things
   it names (:func:`~sarg_integrations.evidence.asks_to_compare`).
@@ -36,13 +36,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sarg_integrations._text import words  # noqa: E402
 from sarg_integrations.embedding import SentenceTransformerEmbedder  # noqa: E402
 from sarg_integrations.evaluation.datasets import load_dataset  # noqa: E402
 from sarg_integrations.evidence import (  # noqa: E402
     asks_to_compare,
     document_relevance,
     fill_evidence,
+    passage_tokens,
 )
 
 POLICIES = ("flat", "bridges", "default")
@@ -53,14 +53,14 @@ def replay(question, embedder, share: float) -> dict[str, float]:
     docs = [d for d in question.paragraphs if d.text.strip()]
     query_vector = embedder.embed([question.question])
     relevance = document_relevance(docs, embedder, query_vector)
-    budget = round(share * sum(len(words(d.text)) for d in docs))
+    budget = round(share * sum(passage_tokens(d) for d in docs))
     supporting = set(question.supporting_ids)
     bridges = {"flat": False, "bridges": True, "default": not asks_to_compare(question.question)}
     out = {}
     for policy in POLICIES:
         picked = fill_evidence(
             docs, [], None, embedder, query_vector, {},
-            budget_words=budget, relevance=relevance, bridges=bridges[policy],
+            budget_tokens=budget, relevance=relevance, bridges=bridges[policy],
         )
         found = supporting & {p.document_id for p in picked}
         out[policy] = len(found) / len(supporting) if supporting else 0.0
@@ -72,10 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", default="hotpotqa,musique,2wiki")
     parser.add_argument("--offset", type=int, default=0)
     parser.add_argument("--limit", type=int, default=None, help="default: every question")
-    parser.add_argument("--share", type=float, default=0.5, help="the word budget's share")
+    parser.add_argument("--share", type=float, default=0.5, help="the token budget's share")
     args = parser.parse_args(argv)
     embedder = SentenceTransformerEmbedder()
-    print(f"supporting-paragraph recall (%), fill within {args.share:.0%} of the words")
+    print(f"supporting-paragraph recall (%), fill within {args.share:.0%} of the tokens")
     print("| dataset | questions | comparisons | flat top-k, packed | bridges everywhere "
           "| default | default − flat |")
     print("|---|---:|---:|---:|---:|---:|---:|")

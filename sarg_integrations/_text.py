@@ -103,6 +103,19 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
 _CELL_SPECIAL = re.compile(r"([\\`\[\]|])")
 
 
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """Estimated tokens: runs of word characters plus single punctuation marks.
+
+    Example:
+        >>> count_tokens("Who wrote 'Hamlet'?")
+        6
+    """
+    return len(_TOKEN.findall(text))
+
+
 def _visible_escape(char: str) -> str:
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -44,7 +44,7 @@ class Setting:
             valid value, so a typo or a hostile setting cannot run for minutes.
         low: For numbers in ``[low, 1]``: the lower bound (cosine similarities).
         meaning: For those numbers: what the number is, for the error message
-            ("a cosine similarity", "a share of the retrieved words").
+            ("a cosine similarity", "a share of the retrieved tokens").
         choices: The valid values of a choice.
         option: The ``sarg run`` / ``sarg demo`` option, or ``None`` when not on the CLI.
         metavar: The option's placeholder in ``--help``.
@@ -122,8 +122,9 @@ class SARGConfig:
             mentioned by those already picked; see :mod:`sarg_integrations.evidence`);
             on fallback the evidence is those ``n`` documents instead of all of them.
             Applies to both strategies, and takes precedence over ``evidence_budget``.
-        evidence_budget: The default evidence policy, a word budget of this share of
-            the retrieved words. For a causal question (predicted direction forward or
+        evidence_budget: The default evidence policy, a token budget of this share of
+            the retrieved documents' tokens (each counted as the prompt renders it, its
+            ``<document>`` block included). For a causal question (predicted direction forward or
             backward) only the kept chains anchored in the question stay in the prompt
             (through one of the documents most relevant to it, or across documents),
             and the budget is filled in order of trust: the documents behind those
@@ -131,7 +132,8 @@ class SARGConfig:
             even past the budget), then documents by bridge-guided relevance while they
             fit. For any other question the documents of chains told across documents
             come first, then bridge-guided relevance, and of the other chains only those
-            the filled documents back stay. On fallback the
+            the filled documents back stay; a question comparing the things it names
+            gets relevance alone and no chains. On fallback the
             relevance picks replace the whole context
             (:func:`~sarg_integrations.evidence.compile_evidence`). ``None``: the paper's
             evidence (chain documents only; every document on fallback), as in
@@ -257,11 +259,11 @@ class SARGConfig:
     evidence_budget: float | None = _setting(
         0.5,
         "core",
-        "fill the evidence up to SHARE of the retrieved words (in [0, 1]): the documents of "
+        "fill the evidence up to SHARE of the retrieved tokens (in [0, 1]): the documents of "
         "the chains anchored in the question, documents linked to them, then bridge-guided "
         "relevance; ignored with --evidence-fill",
         low=0.0,
-        meaning="a share of the retrieved words",
+        meaning="a share of the retrieved tokens",
         option="--evidence-budget",
         metavar="SHARE",
     )

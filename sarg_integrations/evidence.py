@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from sarg_integrations._text import words
+from sarg_integrations._text import count_tokens
 from sarg_integrations.links import (
     bridge_guided_selection,
     bridge_links,
@@ -68,6 +68,7 @@ __all__ = [
     "entry_evidence",
     "fill_evidence",
     "linked_evidence",
+    "passage_tokens",
 ]
 
 CHAIN_ANCHOR_SHARE = 0.3
@@ -256,8 +257,9 @@ def compile_evidence(
 
     * ``evidence_fill=n``: the chain evidence plus ``n`` documents by bridge-guided
       relevance (on fallback: those ``n`` alone).
-    * ``evidence_budget=b`` (the default, SARG strategy only), a word budget of ``b``
-      times the retrieved words. For a query that asks neither for causes nor for
+    * ``evidence_budget=b`` (the default, SARG strategy only), a token budget of ``b``
+      times the retrieved documents' tokens, each document counted as the prompt renders
+      it (its ``<document>`` block included). For a query that asks neither for causes nor for
       effects (``direction`` bidirectional, :func:`asks_cause_or_effect`), the budget is
       filled by the documents of chains told across documents, then by bridge-guided
       relevance, and only the chains running through those documents stay
@@ -294,7 +296,7 @@ def compile_evidence(
         query_vector: The query's embedding, shape (1, d), if already computed; only
             the fill needs it.
         stats: Receives ``evidence_filled``, ``evidence_bridged`` and, under a budget,
-            ``chains_unanchored``, ``evidence_linked`` and ``evidence_budget_words``.
+            ``chains_unanchored``, ``evidence_linked`` and ``evidence_budget_tokens``.
         triples: Every extracted triple (for the near-miss links of the budget policy).
         direction: The query's predicted traversal direction (the budget policy
             tells causal questions from others by it); ``None``: causal.
@@ -316,11 +318,11 @@ def compile_evidence(
     bridges = not asks_to_compare(query)
     causal = asks_cause_or_effect(direction)
     relevance = None
-    words = 0
+    tokens = 0
     if budget is not None:
         relevance = document_relevance(documents, embedder, query_vector)
-        words = round(budget * sum(_word_count(d.text) for d in documents))
-        stats["evidence_budget_words"] = words
+        tokens = round(budget * sum(passage_tokens(d) for d in documents if d.text.strip()))
+        stats["evidence_budget_tokens"] = tokens
     if budget is not None and fallback_reason is None and not bridges and not causal:
         # Reasoning-schema chains hold no attributes, and under the same budget their
         # lines cost documents: chains on comparisons lost to relevance alone in each
@@ -328,7 +330,7 @@ def compile_evidence(
         fallback_reason, chains = COMPARES_NAMED_THINGS, []
     if budget is not None and fallback_reason is None and not causal:
         evidence, chains, fallback_reason = _relevance_first_evidence(
-            documents, chains, embedder, query_vector, stats, words, relevance,
+            documents, chains, embedder, query_vector, stats, tokens, relevance,
             sentences=sentences, bridges=bridges,
         )
     else:
@@ -360,7 +362,7 @@ def compile_evidence(
             stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
             evidence += fill_evidence(
                 documents, evidence, None, embedder, query_vector, stats,
-                budget_words=words, relevance=relevance, bridges=bridges,
+                budget_tokens=tokens, relevance=relevance, bridges=bridges,
             )
         elif fallback_reason is not None:
             evidence = [
@@ -451,7 +453,7 @@ def _relevance_first_evidence(
     embedder: Embedder,
     query_vector: Any,
     stats: dict[str, Any],
-    budget_words: int,
+    budget_tokens: int,
     relevance: Mapping[str, float],
     *,
     sentences: bool = False,
@@ -474,7 +476,7 @@ def _relevance_first_evidence(
     first = chain_evidence(documents, across, sentences=sentences)
     filled = first + fill_evidence(
         documents, first, None, embedder, query_vector, stats,
-        budget_words=budget_words, relevance=relevance, bridges=bridges,
+        budget_tokens=budget_tokens, relevance=relevance, bridges=bridges,
     )
     kept, evidence = backed_chains(chains, filled)
     stats["chains_unanchored"] = len(chains) - len(kept)
@@ -596,8 +598,20 @@ def document_relevance(
     return dict(zip((d.id for d in docs), cosine_matrix(vectors, query_vector)[:, 0].tolist()))
 
 
-def _word_count(text: str) -> int:
-    return len(words(text))
+def passage_tokens(passage: EvidencePassage | SourceDocument) -> int:
+    """The estimated tokens (:func:`~sarg_integrations._text.count_tokens`) of a passage,
+    or of a document as a passage, rendered as in the prompt: the evidence budget's unit.
+    Its ``<document>`` block costs tokens too, most on short documents.
+
+    Example:
+        >>> passage_tokens(SourceDocument("d1", "Rain floods fields."))
+        16
+    """
+    from sarg_integrations.prompting import render_evidence
+
+    if isinstance(passage, SourceDocument):
+        passage = EvidencePassage(passage.id, passage.text, ())
+    return count_tokens(render_evidence([passage]))
 
 
 def chain_evidence(
@@ -644,7 +658,7 @@ def fill_evidence(
     query_vector: Any,
     stats: dict[str, Any],
     *,
-    budget_words: int | None = None,
+    budget_tokens: int | None = None,
     relevance: Mapping[str, float] | None = None,
     bridges: bool = True,
 ) -> list[EvidencePassage]:
@@ -653,8 +667,9 @@ def fill_evidence(
     Relevance is the cosine of each candidate with ``query_vector`` (or ``relevance``,
     document id → score, when already computed); the picks follow
     :func:`bridge_guided_selection`. ``count`` caps the
-    number of picks; ``budget_words`` caps the words of ``already`` plus the picks (a
-    document that would overflow it is passed over and the next one tried; on
+    number of picks; ``budget_tokens`` caps the tokens of ``already`` plus the picks, each
+    counted as rendered in the prompt (a document that would overflow it is passed over
+    and the next one tried; on
     fallback, with nothing ``already``, the first pick is taken even past it). Each
     passage says whether it was reached over a bridge (``selected_by="bridge"``) or by
     relevance alone. Adds ``evidence_filled`` and ``evidence_bridged`` to ``stats``.
@@ -674,14 +689,14 @@ def fill_evidence(
         [d.id for d in candidates], relevance, links, len(candidates) if count is None else count
     )
     by_id = {d.id: d for d in candidates}
-    if budget_words is not None:
-        used = sum(_word_count(p.text) for p in already)
+    if budget_tokens is not None:
+        used = sum(passage_tokens(p) for p in already)
         fitting = []
         for doc_id in order:
-            words = _word_count(by_id[doc_id].text)
-            if used + words <= budget_words or not (fitting or already):
+            cost = passage_tokens(by_id[doc_id])
+            if used + cost <= budget_tokens or not (fitting or already):
                 fitting.append(doc_id)
-                used += words
+                used += cost
         order = fitting
     passages = []
     for i, doc_id in enumerate(order):

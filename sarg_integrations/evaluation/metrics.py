@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from sarg_integrations._text import count_tokens
+
 __all__ = [
     "answer_in_text",
     "chain_faithfulness",
@@ -35,7 +37,6 @@ __all__ = [
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = set(string.punctuation)
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 _SPECIAL = ("yes", "no", "noanswer")
 
 
@@ -142,16 +143,6 @@ def answer_in_text(text: str, answers: Iterable[str]) -> float:
         if needle and needle not in _SPECIAL and f" {needle} " in haystack:
             return 1.0
     return 0.0
-
-
-def count_tokens(text: str) -> int:
-    """Estimated tokens: runs of word characters plus single punctuation marks.
-
-    Example:
-        >>> count_tokens("Who wrote 'Hamlet'?")
-        6
-    """
-    return len(_TOKEN.findall(text))
 
 
 def chain_faithfulness(

@@ -11,6 +11,7 @@ import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
+from sarg_integrations._text import count_tokens
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
@@ -19,6 +20,7 @@ from sarg_integrations.evidence import (
     anchored_chains,
     asks_to_compare,
     entry_evidence,
+    fill_evidence,
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
@@ -29,6 +31,7 @@ from sarg_integrations.links import (
     names_event,
     node_words,
 )
+from sarg_integrations.prompting import render_evidence
 from sarg_integrations.schema import (
     ChainHop,
     Direction,
@@ -261,6 +264,37 @@ def words_of(passages) -> int:
     return sum(len(re.findall(r"\w+", p.text)) for p in passages)
 
 
+def tokens_of(passages) -> int:
+    """The budget's unit: estimated tokens of each passage as the prompt renders it."""
+    return sum(count_tokens(render_evidence([p])) for p in passages)
+
+
+def passage(doc: dict) -> EvidencePassage:
+    return EvidencePassage(doc["id"], doc["text"], ())
+
+
+def test_the_budget_counts_each_documents_block_so_short_ones_do_not_crowd_out_a_relevant_one():
+    # Counted in words, the second most relevant page (20 words) did not fit after the
+    # first, and three 2-word stubs filled the budget instead; each stub's <document>
+    # block costs more tokens than its words, so counted as rendered the page fits and
+    # the stubs do not. The same-budget dense baseline packs prompts the same way.
+    docs = [
+        SourceDocument("a", " ".join(["alpha"] * 19) + "."),
+        SourceDocument("b", " ".join(["beta"] * 19) + "."),
+        *(SourceDocument(f"s{i}", "Stub page.") for i in range(6)),
+    ]
+    relevance = {"a": 0.9, "b": 0.8, **{f"s{i}": 0.5 - i / 100 for i in range(6)}}
+    budget = round(0.5 * tokens_of([EvidencePassage(d.id, d.text, ()) for d in docs]))
+    picked = fill_evidence(
+        docs, [], None, HashingEmbedder(), None, {},
+        budget_tokens=budget, relevance=relevance, bridges=False,
+    )
+    assert [p.document_id for p in picked] == ["a", "b"]
+    assert tokens_of(picked) <= budget
+    words = sum(len(re.findall(r"\w+", d.text)) for d in docs)
+    assert 20 + 20 > 0.5 * words  # in words, "b" would have been passed over
+
+
 def test_default_on_a_causal_story_holds_the_chain_documents_and_no_distractor():
     docs = [
         {"id": "d1", "text": "Heavy rain causes river flooding."},
@@ -274,7 +308,11 @@ def test_default_on_a_causal_story_holds_the_chain_documents_and_no_distractor()
         ("d1", "chain"),
         ("d2", "chain"),
     ]
-    assert result.stats["evidence_budget_words"] == 15  # the chain documents already use 11 of 30 words
+    # Half the documents' tokens as rendered (18 + 19 + 22 + 23); the chain documents,
+    # whose blocks also cite their chain, already pass it: nothing else fits.
+    budget = result.stats["evidence_budget_tokens"]
+    assert budget == round(0.5 * sum(tokens_of([passage(d)]) for d in docs)) == 41
+    assert tokens_of(result.evidence) == 47
     assert "museum" not in result.prompt and "town hall" not in result.prompt
 
 
@@ -292,8 +330,9 @@ def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget
     assert result.used_fallback
     picked = [(p.document_id, p.selected_by) for p in result.evidence]
     assert picked[:2] == [("q1", "relevance"), ("b1", "bridge")]
-    total = sum(len(re.findall(r"\w+", d["text"])) for d in docs)
-    assert words_of(result.evidence) <= 0.4 * total == pytest.approx(result.stats["evidence_budget_words"], abs=1)
+    total = tokens_of([passage(d) for d in docs])
+    budget = result.stats["evidence_budget_tokens"]
+    assert tokens_of(result.evidence) <= 0.4 * total == pytest.approx(budget, abs=1)
 
 
 @pytest.mark.parametrize(
@@ -477,14 +516,14 @@ def test_when_no_entry_names_the_question_the_most_relevant_document_joins(keyph
     assert (best_entry < WEAK_ENTRY_MATCH) is weak
     picked = [(p.document_id, p.selected_by) for p in result.evidence]
     assert picked == ([("c1", "chain"), ("r1", "relevance")] if weak else [("c1", "chain")])
-    assert words_of(result.evidence) > result.stats["evidence_budget_words"] or not weak
+    assert tokens_of(result.evidence) > result.stats["evidence_budget_tokens"] or not weak
 
 
 def test_paper_setting_keeps_the_papers_evidence():
     docs = [{"id": f"n{i}", "text": f"Note number {i} about the museum."} for i in range(6)]
     result = make(SARGConfig.paper(similarity_threshold=0.6)).run("When did the museum open?", docs)
     assert result.used_fallback and len(result.evidence) == 6
-    assert "evidence_budget_words" not in result.stats
+    assert "evidence_budget_tokens" not in result.stats
     chained = make(SARGConfig.paper(similarity_threshold=0.6)).run("What does heavy rain cause?", STORY)
     assert [p.document_id for p in chained.evidence] == ["d1", "d2"]
 

@@ -15,7 +15,9 @@ run, for:
   it names (:func:`~sarg_integrations.evidence.asks_to_compare`).
 
 ``sarg eval`` measures the whole pipeline at the same token budget; on HotpotQA 0-199 the
-two agree within half a point (this replay: 91.2 vs 82.5 %, ``sarg eval``: 91.0 vs 82.2 %).
+two agree within two points (token budget, 2026-12-03: this replay 89.5 vs 79.5 %, ``sarg
+eval`` 88.8 vs 81.0 %; HotpotQA 200-499, 246 of 300 comparisons: 92.8 vs 91.8 %, following
+bridges everywhere 80.3 %).
 
 Usage::
 

@@ -132,7 +132,8 @@ _COMPARISON = re.compile(
 )
 # "José Saramago and Ivo Andrić were recipients of what award?": two names as the subject.
 _NAMED_PAIR = re.compile(
-    r"^[A-Z][^?]*?\s+and\s+[A-Z][^?]*?\s+(?:are|were|both|have|had|share|shared)\b"
+    r"^(?!(?i:what|which|who|whom|whose|why|how|when|where|in|on|at|did|does|do)\b)"
+    r"[A-Z][^?]*?\s+and\s+[A-Z][^?]*?\s+(?:are|were|both|have|had|share|shared)\b"
 )
 
 

@@ -559,11 +559,9 @@ def entry_evidence(
     if entry_similarity[best] < focus_match:
         return []
     held = {p.document_id for p in evidence}
-    readable = {d.id for d in documents if d.text.strip()}
+    unheld = {d.id for d in documents if d.text.strip() and d.id not in held}
     scores = relevance or {}
-    candidates = {
-        d: scores.get(d, 0.0) for d in entry_documents.get(best, ()) if d in readable - held
-    }
+    candidates = {d: scores.get(d, 0.0) for d in entry_documents.get(best, ()) if d in unheld}
     return _most_relevant(documents, evidence, candidates, selected_by="entry")
 
 

@@ -200,7 +200,7 @@ def test_line_breaks_in_chain_elements_cannot_forge_lines():
         node, "flood", "causes\n## Question", RelationType.CAUSAL, True, ("d1\n## Question",), ("",)
     )
     text = serialize_chains([ReasoningChain((node, "flood"), (hop,), 0.5, Direction.FORWARD)])
-    assert len(text.splitlines()) == 2
+    assert len(text.splitlines()) == 1  # one line per chain
     assert not any(line.startswith(("#", "Chain 2")) for line in text.splitlines())
 
 
@@ -251,5 +251,5 @@ def test_an_id_cannot_pose_as_two_citations():
     hop = ChainHop("rain", "flood", "causes", RelationType.CAUSAL, True, ("h] [a", "b\\"), ("", ""))
     text = serialize_chains([ReasoningChain(("rain", "flood"), (hop,), 0.5, Direction.FORWARD)])
     # Citations are "[...]" with "\]" / "\[" / "\\" escaped inside: exactly two of them.
-    cites = re.findall(r"\[((?:\\.|[^\\\[\]])*)\]", text.splitlines()[1].split("flood ", 1)[1])
+    cites = re.findall(r"\[((?:\\.|[^\\\[\]])*)\]", text.splitlines()[0].split("flood ", 1)[1])
     assert cites == ["h\\] \\[a", "b\\\\"]

@@ -36,9 +36,7 @@ SNAPSHOT = """Answer the question using the reasoning chains and the evidence be
 What does a GBA1 mutation lead to?
 
 ## Reasoning chains
-Chain 1 (score 0.612, forward): GBA1 mutation → enzyme deficiency → lipid buildup
-  1. GBA1 mutation --[causes]--> enzyme deficiency [g1]
-  2. enzyme deficiency --[leads to]--> lipid buildup [g2][g3]
+Chain 1 (score 0.612, forward): GBA1 mutation --[causes]--> enzyme deficiency [g1] --[leads to]--> lipid buildup [g2][g3]
 
 ## Evidence
 <document id="g1" chains="1">

@@ -126,14 +126,21 @@ _COMPARISON = re.compile(
     r"|\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b[^?]*\bor\b"  # "older, X or Y?"
     r"|^(?:which|who|whom)\b[^?]*\bor\b"  # "Which band is from England, X or Y?"
     r"|,[^,?]*\bor\b[^,?]*(?:,|\?\s*$)"  # a choice set off by commas: "..., X or Y?"
+    r"|\?\s*[^?]*\bor\b[^?]*\?\s*$"  # a choice asked after the question: "... more? X or Y?"
+    # "Which genus has more species, Bactris and Epigaea?": "and" where "or" is meant.
+    r"|\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b[^?]*,\s*(?-i:[A-Z])[^,?]*\s+and\s+(?-i:[A-Z])[^,?]*\?\s*$"
     r"|^(?:in\s+)?between\b[^?]*\band\b"  # "In between X and Y which ...?"
     r"|\bin common\b|\bshare\s*(?:\?|which\b|what\b)|\bshared by\b|\bthe shared\b",
     re.IGNORECASE,
 )
-# "José Saramago and Ivo Andrić were recipients of what award?": two names as the subject.
+# "José Saramago and Ivo Andrić were recipients of what award?": two names as the subject;
+# "What nationality were social anthropologists Alfred Gell and Edmund Leach?": two names
+# of two words or more after "are" / "were" (and at most three lowercase words).
+_NAME = r"[A-Z][\w'.-]+(?:\s+[A-Z][\w'.-]+)+"
 _NAMED_PAIR = re.compile(
     r"^(?!(?i:what|which|who|whom|whose|why|how|when|where|in|on|at|did|does|do)\b)"
     r"[A-Z][^?]*?\s+and\s+[A-Z][^?]*?\s+(?:are|were|both|have|had|share|shared)\b"
+    rf"|\b(?:are|were)\s+(?:[a-z]+\s+){{0,3}}{_NAME}\s+and\s+{_NAME}\b"
 )
 
 
@@ -148,9 +155,9 @@ def asks_to_compare(query: str) -> bool:
     film's director, a band's members), and the fill does not follow bridges for it. On
     the 500 2Wiki questions of the shared half it flags 230 of the 234 comparison
     questions and none of the other 266; yes / no questions count, being comparisons in
-    these sets. On the 500 HotpotQA questions it flags 257 (a choice, "in common",
-    "share", two names as the subject); on MuSiQue's 200, which holds no comparison, 5
-    (by *both* or *than*).
+    these sets. On the 500 HotpotQA questions it flags 262 (a choice, "in common",
+    "share", two names as the subject or after "are" / "were"); on MuSiQue's 200, which
+    holds no comparison, 5 (by *both* or *than*).
     *same* alone does not count: "the same nationality as the author of …" is a bridge.
 
     Example:
@@ -161,6 +168,8 @@ def asks_to_compare(query: str) -> bool:
         >>> asks_to_compare("What occupation do Chris Menges and Aram Avakian share?")
         True
         >>> asks_to_compare("Woman's Era and Naj are what kind of magazines?")
+        True
+        >>> asks_to_compare("Who has more store locations? Bearno's or Patxi's Chicago Pizza?")
         True
         >>> asks_to_compare("Who directed the film that won the award in 1990?")
         False

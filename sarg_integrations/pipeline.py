@@ -325,7 +325,7 @@ class SARGPipeline:
                 # A forced direction is a traversal ablation: it does not say what the
                 # question asks, so the evidence policy then treats it as causal.
                 direction=(
-                    found.direction.direction
+                    found.direction.asked
                     if found.direction is not None and self.config.direction is None
                     else None
                 ),

@@ -246,6 +246,32 @@ class DirectionPrediction:
     method: str = ""
     rationale: str = ""
 
+    @property
+    def asked(self) -> Direction:
+        """What the question asks for: ``direction``, unless that is bidirectional only
+        because the classifier was unsure, with a causal direction scored above both others.
+
+        ``direction`` is what the traversal walks, and an unsure classifier walks both ways
+        so as not to miss the chain ("Why was the Pella valley road closed?": backward 0.55,
+        bidirectional 0.44, under the 0.15 margin). The question still asks for causes, and
+        the evidence policy, which treats a bidirectional question as one about something
+        rather than for its causes, reads this instead.
+
+        Example:
+            >>> scores = {"forward": 0.01, "backward": 0.55, "bidirectional": 0.44}
+            >>> DirectionPrediction(Direction.BIDIRECTIONAL, 0.44, scores).asked.value
+            'backward'
+            >>> DirectionPrediction(Direction.BIDIRECTIONAL).asked.value
+            'bidirectional'
+        """
+        if self.direction is not Direction.BIDIRECTIONAL or not self.scores:
+            return self.direction
+        ranked = sorted(self.scores.items(), key=lambda item: (-item[1], item[0]))
+        best, top = ranked[0]
+        runner_up = ranked[1][1] if len(ranked) > 1 else float("-inf")
+        causal = (Direction.FORWARD.value, Direction.BACKWARD.value)
+        return Direction(best) if best in causal and top > runner_up else self.direction
+
 
 @dataclass(frozen=True)
 class ChainHop:

@@ -361,7 +361,10 @@ def compile_evidence(
             if evidence:
                 # Kept whole even past the budget: they carry the chain's missing links (a
                 # variant that made them fit the budget scored lower on ESTER, 87.5 vs 89.1 %).
-                evidence += linked_evidence(documents, evidence, triples, direction, embedder)
+                evidence += linked_evidence(
+                    documents, evidence, triples, direction, embedder,
+                    starts=[chain.nodes[0] for chain in chains if chain.nodes],
+                )
                 evidence += entry_evidence(
                     documents, evidence, chains, entry_similarity, entry_documents, relevance
                 )
@@ -499,6 +502,7 @@ def linked_evidence(
     triples: Sequence[Triple],
     direction: Direction | str | None = None,
     embedder: Embedder | None = None,
+    starts: Sequence[str] = (),
 ) -> list[EvidencePassage]:
     """Passages (``selected_by="linked"``) of :func:`documents_linked_by_triples`; a
     ``backward`` (``forward``) query also links documents that continue the story
@@ -517,6 +521,17 @@ def linked_evidence(
     ids = documents_linked_by_triples(
         [p.document_id for p in evidence], triples, upstream=upstream, similarity=similarity
     )
+    if upstream is False and starts:
+        # A question for effects starts at the asked event, and the document stating it
+        # ("the region banned the pesticide" before "After the ban, …") is one step
+        # upstream of the chains' first nodes.
+        ids += [
+            d
+            for d in documents_linked_by_triples(
+                [p.document_id for p in evidence], triples, 1, upstream=True, from_ends=set(starts)
+            )
+            if d not in ids
+        ]
     return [
         EvidencePassage(
             doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by="linked"

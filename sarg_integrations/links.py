@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from sarg_integrations import _text
@@ -299,6 +299,7 @@ def documents_linked_by_triples(
     similarity: Callable[[Sequence[str], Sequence[str]], Any] | None = None,
     similar_match: float = SIMILAR_END_MATCH,
     similar_margin: float = SIMILAR_END_MARGIN,
+    from_ends: Collection[str] | None = None,
 ) -> list[str]:
     """Documents whose triples name what the chain documents' triples name.
 
@@ -329,7 +330,9 @@ def documents_linked_by_triples(
     stopped working").
 
     ``rounds`` repeats the search from the newly linked documents. Documents without
-    triples (attributive distractors) are never linked.
+    triples (attributive distractors) are never linked. ``from_ends``, when given, limits the
+    open ends followed to those named in it (the asked event, for one step upstream of a
+    question for effects).
 
     Returns:
         The linked document ids, by round, then in the order of ``triples`` (stem
@@ -381,7 +384,9 @@ def documents_linked_by_triples(
                 open_names = set(open_ends(own, upstream))
                 for t in own:
                     name, text = (t.cause, t.cause_text) if upstream else (t.effect, t.effect_text)
-                    if name in open_names and names_event(name):
+                    if name in open_names and names_event(name) and (
+                        from_ends is None or name in from_ends
+                    ):
                         ends.append((name, text or name))
         # One shared stem with an open end links, read from the whole span as well as
         # from the head-phrase name when the name is more than one word.

@@ -63,6 +63,16 @@ KNOWN_MISSES = {
     # drivers" states no relation, and the entry "shortage of drivers" (0.97) is named by
     # the next document only.
     "school-bus": "the shortage document states no relation: the story's first step stays out",
+    # A tenth set (glacier, bees, measles, landslide, krona), written on 2026-12-03 and run
+    # once on the ninth session's code: glacier and krona passed. Two pass since: the
+    # landslide, as the evidence reads what an unsure direction classifier scores highest
+    # ("Why was the Pella valley road closed?": backward 0.55, walked both ways under the
+    # 0.15 margin), and the bees, as a question for effects links the document stating the
+    # asked event one step upstream of the chains' first node ("the region banned the
+    # pesticide" / "After the ban, …").
+    # "Measles cases in Dunmore rose to 120" states no relation, and the protection
+    # document's effect is named "left many children": no node is near the question.
+    "measles": "the asked event's document states no relation: the query falls back",
 }
 
 
@@ -78,6 +88,9 @@ KNOWN_DISTRACTORS = {
     # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
     # in 1961" (a real temporal triple of the dam's history) shares its stem "reservoir".
     "reservoir": "the dam's history shares the stem 'reservoir' with the open end's span",
+    # On fallback the measles-cases document comes in by relevance and the history of
+    # measles is bridged from it (both name "Measles").
+    "measles": "on fallback the history of measles is bridged in from the cases document",
 }
 
 

@@ -19,8 +19,10 @@ from sarg_integrations.evidence import (
     WEAK_ENTRY_MATCH,
     anchored_chains,
     asks_to_compare,
+    compile_evidence,
     entry_evidence,
     fill_evidence,
+    linked_evidence,
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
@@ -35,6 +37,7 @@ from sarg_integrations.prompting import render_evidence
 from sarg_integrations.schema import (
     ChainHop,
     Direction,
+    DirectionPrediction,
     EvidencePassage,
     ReasoningChain,
     RelationType,
@@ -915,3 +918,77 @@ def test_stems_are_right_under_concurrent_queries():
         sys.setswitchinterval(old)
         links._stem.cache_clear()
     assert got == expected
+
+
+# ------------------------------------------------ what the question asks, when unsure
+
+
+class _UnsureDirection:
+    """A classifier that walks both ways for want of a margin, with these scores."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def predict_direction(self, query, query_embedding=None):
+        return DirectionPrediction(
+            Direction.BIDIRECTIONAL, self.scores["bidirectional"], self.scores, method="unsure"
+        )
+
+
+@pytest.mark.parametrize(
+    ("scores", "asked"),
+    [
+        # "Why was the Pella valley road closed?": backward 0.55, bidirectional 0.44.
+        ({"forward": 0.01, "backward": 0.55, "bidirectional": 0.44}, Direction.BACKWARD),
+        ({"forward": 0.50, "backward": 0.02, "bidirectional": 0.48}, Direction.FORWARD),
+        ({"forward": 0.01, "backward": 0.44, "bidirectional": 0.55}, Direction.BIDIRECTIONAL),
+        # A tie at the top says nothing: both ways, as predicted.
+        ({"forward": 0.45, "backward": 0.45, "bidirectional": 0.10}, Direction.BIDIRECTIONAL),
+    ],
+)
+def test_an_unsure_walk_both_ways_still_asks_for_causes(monkeypatch, scores, asked):
+    import sarg_integrations.pipeline as pipeline_module
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["direction"])
+        return compile_evidence(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline_module, "compile_evidence", spy)
+    pipeline = SARGPipeline(
+        SARGConfig(similarity_threshold=0.6),
+        extractor=PatternExtractor(),
+        embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("crop damage"),
+        direction_classifier=_UnsureDirection(scores),
+    )
+    result = pipeline.run("Why did crop damage happen?", STORY)
+    # The traversal walks both ways; the evidence policy reads what the question asks.
+    assert result.direction.direction is Direction.BIDIRECTIONAL
+    assert seen == [asked] and result.direction.asked is asked
+
+
+def test_a_question_for_effects_links_the_document_stating_the_asked_event():
+    docs = [
+        SourceDocument("ban", "In 2024 the region banned the pesticide clorin."),
+        SourceDocument("after", "After the ban, bee colonies recovered; the rain fed the flowers."),
+        SourceDocument("apples", "The recovery of the bee colonies raised apple yields."),
+        SourceDocument("storm", "The storm brought rain to the valley."),
+    ]
+    triples = [
+        Triple("region", "banned", "pesticide clorin", document_id="ban"),
+        Triple("ban", "after", "bee colonies recovered", document_id="after"),
+        Triple("rain", "fed", "flowers", document_id="after"),
+        Triple("recovery of bee colonies", "raised", "apple yields", document_id="apples"),
+        Triple("storm", "brought", "rain", document_id="storm"),
+    ]
+    held = [EvidencePassage("after", docs[1].text, (1,))]
+    # Downstream as before; one step upstream only from the chains' first node, "ban"
+    # ("banned" shares its stem), not from the other open cause, "rain".
+    found = linked_evidence(docs, held, triples, "forward", starts=["ban"])
+    assert [(p.document_id, p.selected_by) for p in found] == [
+        ("apples", "linked"),
+        ("ban", "linked"),
+    ]
+    assert [p.document_id for p in linked_evidence(docs, held, triples, "forward")] == ["apples"]

@@ -120,15 +120,16 @@ def asks_cause_or_effect(direction: Direction | str | None) -> bool:
     return direction is None or Direction(direction) is not Direction.BIDIRECTIONAL
 
 
+_COMPARATIVE = r"\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b"
 _COMPARISON = re.compile(
     r"^(?:are|were|is|was|do|did|does|have|has|had|can|could)\b"  # yes / no: "Are X and Y ..."
     r"|\b(?:both|than)\b"
-    r"|\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b[^?]*\bor\b"  # "older, X or Y?"
+    rf"|{_COMPARATIVE}[^?]*\bor\b"  # "older, X or Y?"
     r"|^(?:which|who|whom)\b[^?]*\bor\b"  # "Which band is from England, X or Y?"
     r"|,[^,?]*\bor\b[^,?]*(?:,|\?\s*$)"  # a choice set off by commas: "..., X or Y?"
     r"|\?\s*[^?]*\bor\b[^?]*\?\s*$"  # a choice asked after the question: "... more? X or Y?"
     # "Which genus has more species, Bactris and Epigaea?": "and" where "or" is meant.
-    r"|\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b[^?]*,\s*(?-i:[A-Z])[^,?]*\s+and\s+(?-i:[A-Z])[^,?]*\?\s*$"
+    rf"|{_COMPARATIVE}[^?]*,\s*(?-i:[A-Z])[^,?]*\s+and\s+(?-i:[A-Z])[^,?]*\?\s*$"
     r"|^(?:in\s+)?between\b[^?]*\band\b"  # "In between X and Y which ...?"
     r"|\bin common\b|\bshare\s*(?:\?|which\b|what\b)|\bshared by\b|\bthe shared\b",
     re.IGNORECASE,

@@ -436,9 +436,15 @@ def _similar_continuations(
     sides = [
         (t.effect_text or t.effect) if upstream else (t.cause_text or t.cause) for t in candidates
     ]
+    # Upstream the event may be the relation and its effect ("The floodwater" / "flooded
+    # Kessa district": 0.51; the effect alone, a place, 0.18), as for the stem links; a
+    # candidate scores the better of the two readings.
+    events = [f"{t.relation} {side}" for t, side in zip(candidates, sides)] if upstream else []
     hits: set[int] = set()
-    for row in similarity(list(spans), sides):
-        scores = [float(x) for x in row]
+    rows = similarity(list(spans), sides)
+    event_rows = similarity(list(spans), events) if events else rows
+    for row, event_row in zip(rows, event_rows):
+        scores = [max(float(x), float(y)) for x, y in zip(row, event_row)]
         floor = max(match, max(scores) - margin)
         hits.update(i for i, score in enumerate(scores) if score >= floor)
     return list(dict.fromkeys(candidates[i].document_id for i in sorted(hits)))

@@ -23,6 +23,7 @@ from sarg_integrations.evidence import (
     entry_evidence,
     fill_evidence,
     linked_evidence,
+    onward_evidence,
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
@@ -792,6 +793,24 @@ def test_only_the_best_similar_spans_link_within_the_margin():
     assert linked == ["boilers", "snow"]  # 0.30 is more than 0.05 under the best, 0.40
 
 
+def test_upstream_a_similar_span_may_name_the_event_of_a_relation():
+    # "The floodwater contaminated the wells" / "Torrential rain flooded Kessa district":
+    # the flood is the relation and its effect; the effect alone is a place.
+    triples = [Triple("rain", "flooded", "Kessa district", document_id="rain"),
+               Triple("floodwater", "contaminated", "wells", document_id="wells",
+                      cause_text="The floodwater")]
+    similar = _similar_to({("floodwater", "flooded"): 0.51, ("floodwater", "Kessa"): 0.18})
+    assert documents_linked_by_triples(["wells"], triples, upstream=True) == []
+    assert documents_linked_by_triples(
+        ["wells"], triples, upstream=True, similarity=similar
+    ) == ["rain"]
+    # Downstream the continuing end is a cause, read alone (not with its relation).
+    similar = _similar_to({("Kessa", "contaminated"): 0.51})
+    assert documents_linked_by_triples(
+        ["rain"], triples, upstream=False, similarity=similar
+    ) == []
+
+
 def test_a_name_at_the_open_end_is_not_followed_by_similarity():
     triples = [_t("SDP chairman Takako Doi", "opposition to bill", "a"),
                _t("long talks", "two failed to reach accord", "b")]
@@ -857,11 +876,18 @@ def _brute_force_linked(start, triples, rounds, upstream, similarity=None):
             def side(t):
                 return (t.effect_text or t.effect) if upstream else (t.cause_text or t.cause)
 
+            def score_of(span, t):
+                # Upstream a triple is also read as its event: the relation and its effect.
+                score = similarity([span], [side(t)])[0][0]
+                if upstream:
+                    score = max(score, similarity([span], [f"{t.relation} {side(t)}"])[0][0])
+                return score
+
             similar = []
             for t in others:
                 for span in spans:
-                    score = similarity([span], [side(t)])[0][0]
-                    best = max(similarity([span], [side(o)])[0][0] for o in others)
+                    score = score_of(span, t)
+                    best = max(score_of(span, o) for o in others)
                     if score >= 0.25 and score >= best - 0.05 and t.document_id not in similar:
                         similar.append(t.document_id)
             found += similar
@@ -992,3 +1018,38 @@ def test_a_question_for_effects_links_the_document_stating_the_asked_event():
         ("ban", "linked"),
     ]
     assert [p.document_id for p in linked_evidence(docs, held, triples, "forward")] == ["apples"]
+
+
+CORAL = [
+    SourceDocument("heat", "A marine heatwave raised sea temperatures in Palu bay."),
+    SourceDocument("bleaching", "The heat bleached most of the bay's coral reefs."),
+    SourceDocument("catch", "As the reefs died, fishermen's catches fell by half."),
+    SourceDocument("divers", "Palu bay is popular with divers."),
+]
+CORAL_TRIPLES = [
+    Triple("marine heatwave", "raised", "sea temperatures in Palu bay", document_id="heat"),
+    Triple("heat", "bleached", "coral reefs", document_id="bleaching"),
+    Triple("reefs died", "as", "catches fell", document_id="catch"),
+]
+
+
+def test_the_story_goes_on_from_a_document_the_relevance_fill_brought_in():
+    # "sea temperatures" / "the heat" is world knowledge: no link, so the bleaching
+    # document comes in by relevance; the catch document continues it ("reefs").
+    held = [EvidencePassage("heat", CORAL[0].text, (1,)),
+            EvidencePassage("bleaching", CORAL[1].text, (), selected_by="relevance")]
+    found = onward_evidence(CORAL, held, CORAL_TRIPLES, "forward")
+    assert [(p.document_id, p.selected_by) for p in found] == [("catch", "linked")]
+    # Asked for causes, the story is followed upstream only: nothing explains the heat.
+    assert onward_evidence(CORAL, held, CORAL_TRIPLES, "backward") == []
+
+
+def test_only_the_fill_is_linked_on():
+    # Chain and linked documents were linked already; with no fill there is nothing to do.
+    held = [EvidencePassage("heat", CORAL[0].text, (1,)),
+            EvidencePassage("bleaching", CORAL[1].text, (), selected_by="linked")]
+    assert onward_evidence(CORAL, held, CORAL_TRIPLES, "forward") == []
+    # A document already held is not added twice.
+    held += [EvidencePassage("catch", CORAL[2].text, (), selected_by="relevance")]
+    held[1] = EvidencePassage("bleaching", CORAL[1].text, (), selected_by="bridge")
+    assert onward_evidence(CORAL, held, CORAL_TRIPLES, "forward") == []

@@ -257,6 +257,11 @@ FORWARD = [
     "What were the consequences of {x}?",
     "How did {x} change {t}?",
     "What did {x} bring about?",
+    # The past of "What does {x} do to {t}?": without it, "What did the marine heatwave
+    # do to fishing in Palu bay?" read as the backward "What did {s} do to be {passive}?".
+    "What did {x} do to {t}?",
+    "What has {x} done to {t}?",
+    "How did {x} affect {t}?",
     "Once {x} sets in, what happens next?",
     "What is the end result of {x}?",
     "Which outcomes should we expect from {x}?",
@@ -374,6 +379,7 @@ FORWARD_CLAUSE = [
     "What did {s} {ing} lead to?",
     "What could be expected to happen after {s} {past}?",
     "What will {s} {ing} do to {t}?",
+    "What did {s} {ing} do to {t}?",
     "What is likely to follow if {s} {past}?",
     "What did {s} {base} set off?",
     "What was the result of {x}?",

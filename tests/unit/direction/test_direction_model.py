@@ -69,6 +69,20 @@ def test_shipped_model_predicts_the_obvious_cases(clf):
 
 
 @pytest.mark.slow
+def test_shipped_model_reads_past_effect_frames_forward(clf):
+    # "What did X do to Y?" read backward, as the training frame "What did X do to be
+    # fined?", until the data gained its effect-seeking form (2026-12-03).
+    asked = clf.predict_direction("What did the marine heatwave do to fishing in Palu bay?")
+    assert asked.asked is Direction.FORWARD
+    assert clf.predict([
+        "What did the drought do to wheat prices?",
+        "How did the drought affect farmers?",
+        "What did the heatwave lead to?",
+        "What did the mayor do to be arrested?",
+    ]) == ["forward", "forward", "forward", "backward"]
+
+
+@pytest.mark.slow
 def test_predict_proba_is_a_distribution_per_query(clf):
     probs = clf.predict_proba(FORWARD[:1] + BACKWARD[:1])
     assert len(probs) == 2

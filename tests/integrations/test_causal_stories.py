@@ -72,12 +72,25 @@ KNOWN_MISSES = {
     # "Measles cases in Dunmore rose to 120" states no relation, and the protection
     # document's effect is named "left many children": no node is near the question.
     "measles": "the asked event's document states no relation: the query falls back",
-    # An eleventh set (pension, cholera, chips, orchestra, coral), written on 2026-12-03
-    # and run once on the tenth set's code: pension, chips and orchestra passed. Two pass
+    # An eleventh set (pension, cholera, renko, orchestra, palu), written on 2026-12-03
+    # and run once on the tenth set's code: pension, renko and orchestra passed. Two pass
     # since: the cholera story, as upstream a similar span may name a relation's event
-    # ("The floodwater" / "flooded Kessa district", 0.51), and the coral story, as "What
+    # ("The floodwater" / "flooded Kessa district", 0.51), and the Palu story, as "What
     # did X do to Y?" now reads forward (the direction head's data gained the frame) and
     # the catch document continues the bleaching one the relevance fill brought in.
+    # A twelfth set (dengue, steelworks, orsk, algae, checkin), written on 2026-12-03 and
+    # run once on the eleventh set's final code: only the steelworks passed.
+    # "Mosquitoes bred rapidly in the stagnant pools" is read mosquitoes -> "rapidly", not
+    # from the pools, so nothing continues upstream to "pools of standing water".
+    "dengue": "the tagger reads 'bred rapidly', not the pools: the story's first step stays out",
+    # "The council therefore closed the bridge": the cause of "therefore" is the previous
+    # document, and "could no longer carry heavy loads" is read without its negation.
+    "orsk": "a cross-document 'therefore': the chain stops at the closure document",
+    # "toxic algae bloom" / "Because of the toxins": no shared stem (toxic, toxin), cosine
+    # 0.23 (under 0.25); the bookings document comes in by relevance instead.
+    "algae": "'toxic' / 'the toxins' share no stem (0.23): the ban document stays out",
+    # "Hundreds of passengers missed their flights and were stranded" states no relation.
+    "checkin": "the stranded document states no relation: the query falls back",
 }
 
 
@@ -96,6 +109,9 @@ KNOWN_DISTRACTORS = {
     # On fallback the measles-cases document comes in by relevance and the history of
     # measles is bridged from it (both name "Measles").
     "measles": "on fallback the history of measles is bridged in from the cases document",
+    # With the upstream documents out, the most relevant one left is a profile.
+    "orsk": "the bridge's length comes in by relevance, the cables document being out",
+    "checkin": "on fallback the airline's profile is the most relevant document",
 }
 
 
@@ -124,3 +140,9 @@ def test_default_evidence_holds_the_chain_documents_and_no_distractor(pipeline, 
 @pytest.mark.parametrize("story", _stories(KNOWN_DISTRACTORS))
 def test_no_distractor_enters_the_default_evidence(pipeline, story) -> None:
     assert not bench.check(pipeline, story)["distractors"]
+
+
+def test_story_ids_are_unique() -> None:
+    # The known misses and the tests' ids are keyed by story id.
+    ids = [s["id"] for s in bench.load_stories()]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)

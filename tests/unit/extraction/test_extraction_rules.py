@@ -185,6 +185,43 @@ def test_cue_families(extractor: RuleBasedExtractor, text: str, expected: tuple)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The drought did not cause the fire.",
+        "The storm was not responsible for the outage.",
+        "The outage was not caused by the storm.",
+        "The new law never led to lower prices.",
+        "Rain never causes floods here.",
+        "The delay was not due to the strike.",
+    ],
+)
+def test_a_denied_relation_is_no_triple(extractor: RuleBasedExtractor, text: str) -> None:
+    # The cues matched the verb and read past the negation: the triple said what the
+    # text denies ("drought causes fire").
+    assert triples_of(extractor, text) == set()
+
+
+@pytest.mark.slow
+def test_not_allowing_a_thing_prevents_it(extractor: RuleBasedExtractor) -> None:
+    # A denied enabling relation is a prevention (it read "Spain allows ...").
+    text = "Spain remained neutral and did not allow either side to use its territory."
+    found = extractor.extract(SourceDocument("d", text))
+    assert [(t.cause, t.relation, t.relation_type) for t in found] == [
+        ("Spain", "prevents", RelationType.PREVENTING)
+    ]
+
+
+@pytest.mark.slow
+def test_a_negated_effect_keeps_its_relation(extractor: RuleBasedExtractor) -> None:
+    # The negation belongs to the effect's clause, not to the cue.
+    assert triples_of(extractor, "Because the pump failed, the town did not have water.")
+    assert ("smoking", RelationType.CAUSAL, "lung cancer") in triples_of(
+        extractor, "Smoking causes lung cancer, which is not curable."
+    )
+
+
+@pytest.mark.slow
 def test_leading_someone_to_a_place_is_not_a_cause(extractor: RuleBasedExtractor) -> None:
     text = "Italy prepares to lead a multinational force to Albania."
     assert not [t for t in extractor.extract(SourceDocument("d", text)) if t.relation == "leads to"]

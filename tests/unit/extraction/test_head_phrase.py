@@ -45,6 +45,9 @@ def name(nlp, sentence: str) -> str:
         # The small tagger reads "surge" as a verb; in a noun's place, without a clause of
         # its own, it is named as the noun it is.
         ("The coastal villages were flooded by [the storm surge].", "storm surge"),
+        # A negated adverb negates the verb ("no longer carry" is not "carry").
+        ("The weakened cables could no longer carry heavy loads.",
+         "weakened cables no longer carry heavy loads"),
         # Other clauses are named as before.
         ("The storm knocked out power lines.", "storm knocked out power lines"),
     ],

@@ -90,6 +90,39 @@ def test_a_clause_argument_holding_a_relation_links_through_it(tagger) -> None:
     assert "spoiled" in linked[0].cause_text  # the whole span stays on the triple
 
 
+DENIED = [
+    "The drought did not cause the fire.",
+    "Officials said the storm was not responsible for the outage.",
+    "The outage was not caused by the storm.",
+    "The crash was not the result of driver error.",
+    "The new law never led to lower prices.",
+    "Inspectors found that the weakened cables could no longer carry heavy loads.",
+]
+
+
+@pytest.mark.parametrize("sentence", DENIED)
+def test_a_denied_relation_is_no_triple(tagger, sentence) -> None:
+    # The tagger reads the signal ("did", "cause", "responsible for") and not the
+    # negation around it: the triple said what the text denies.
+    triples = tagger.extract(SourceDocument("d", sentence))
+    assert triples == [], [(t.cause, t.relation, t.effect) for t in triples]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pair"),
+    [
+        # The negation is the effect's own (or the cause's): the relation stands.
+        ("Farmers could not sell their milk because of the flood.", ("flood", "not sell milk")),
+        ("The drought meant that farmers could not plant wheat.", ("drought", "not plant wheat")),
+        ("The rain did not stop, causing floods.", ("rain not stop", "floods")),
+        ("Without rain, the crops did not grow.", ("rain", "crops not grow")),
+    ],
+)
+def test_a_negated_cause_or_effect_keeps_its_relation(tagger, sentence, pair) -> None:
+    triples = tagger.extract(SourceDocument("d", sentence))
+    assert found(triples, *pair), [(t.cause, t.relation, t.effect) for t in triples]
+
+
 def test_a_bare_pronoun_is_no_node(tagger) -> None:
     # "it" of one sentence would merge with "it" of the next and link unrelated relations.
     text = "It is being eroded by storms and the wind. We are investigating the alleged shooting."

@@ -386,10 +386,11 @@ def denies_cue(cue: Sequence[Token]) -> bool:
     outage", "the cables could *no longer* carry heavy loads", "the law *never* led to
     lower prices": a triple read from such a cue says what the text denies. The cue is
     denied when one of its tokens is negated, or the verb an auxiliary or a particle of
-    it belongs to ("did" → "cause"), or the copula of an adjective or a noun of it ("the
-    result of", "responsible for" → "was"). A preposition or a subordinator opening a
-    clause is not followed to its verb: in "farmers could not sell milk because of the
-    flood" and "the drought meant that farmers could not plant", the negation is the
+    it belongs to ("did" → "cause"), or the copula an adjective or a noun of it
+    complements ("the result of", "responsible for" → "was"). A preposition, an adjunct
+    or a subordinator is not followed to the verb it hangs on: in "farmers could not sell
+    milk because of the flood", "the marriage was never consummated, likely due to his
+    death" and "the drought meant that farmers could not plant", the negation is the
     effect's own.
 
     Example:
@@ -400,7 +401,7 @@ def denies_cue(cue: Sequence[Token]) -> bool:
     """
     for token in cue:
         owners = [token]
-        if token.dep_ in ("aux", "auxpass", "prt") or token.pos_ in ("ADJ", "NOUN"):
+        if token.dep_ in ("aux", "auxpass", "prt"):
             owners.append(token.head)
         elif token.dep_ in ("prep", "agent") and token.head.pos_ in ("ADJ", "NOUN"):
             owners.append(token.head)  # "responsible *for*", "the result *of*"

@@ -116,6 +116,8 @@ def test_a_denied_relation_is_no_triple(tagger, sentence) -> None:
         ("The drought meant that farmers could not plant wheat.", ("drought", "not plant wheat")),
         ("The rain did not stop, causing floods.", ("rain not stop", "floods")),
         ("Without rain, the crops did not grow.", ("rain", "crops not grow")),
+        ("The marriage was never consummated, likely due to his death.",
+         ("death", "marriage never consummated")),
     ],
 )
 def test_a_negated_cause_or_effect_keeps_its_relation(tagger, sentence, pair) -> None:

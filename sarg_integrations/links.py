@@ -324,10 +324,10 @@ def documents_linked_by_triples(
     With ``similarity`` too (texts ``a``, texts ``b`` → their ``len(a) × len(b)``
     cosine matrix, e.g. of sentence embeddings), the story is also followed where no
     word is shared: for each open end that is not a name (most content words in lower
-    case), the triples whose continuing end (its whole span) is at least
-    ``similar_match`` similar to the open end's span, and within ``similar_margin`` of
-    the best such triple, link their documents ("the cold classrooms" / "the boilers …
-    stopped working").
+    case), the triples whose continuing end (its whole span; upstream also read with
+    its relation, "flooded Kessa district") is at least ``similar_match`` similar to the
+    open end's span, and within ``similar_margin`` of the best such triple, link their
+    documents ("the cold classrooms" / "the boilers … stopped working").
 
     ``rounds`` repeats the search from the newly linked documents. Documents without
     triples (attributive distractors) are never linked. ``from_ends``, when given, limits the
@@ -428,9 +428,9 @@ def _similar_continuations(
     match: float,
     margin: float,
 ) -> list[str]:
-    """The documents of ``candidates`` whose continuing end (the effect, upstream) is at
-    least ``match`` similar to one of ``spans`` and within ``margin`` of that span's
-    best candidate; in the order of ``candidates``."""
+    """The documents of ``candidates`` whose continuing end (the effect, or the relation
+    and the effect, upstream) is at least ``match`` similar to one of ``spans`` and
+    within ``margin`` of that span's best candidate; in the order of ``candidates``."""
     if not spans or not candidates:
         return []
     sides = [

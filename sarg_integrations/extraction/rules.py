@@ -63,7 +63,7 @@ from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
 from sarg_integrations.extraction.rules_cues import _generic_candidates, _reasoning_candidates
-from sarg_integrations.extraction.rules_lexicon import _G, _Cue
+from sarg_integrations.extraction.rules_lexicon import _G, denied_reading
 from sarg_integrations.extraction.rules_phrases import (
     MAX_PHRASE_TOKENS,
     _Context,
@@ -73,7 +73,7 @@ from sarg_integrations.extraction.rules_phrases import (
     denies_cue,
     head_phrase,
 )
-from sarg_integrations.schema import RelationType, SourceDocument, Triple
+from sarg_integrations.schema import SourceDocument, Triple
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -364,11 +364,10 @@ class RuleBasedExtractor:
             last_effect: _Phrase | None = None
             for cand in candidates:
                 if self.schema != "generic_spo" and denies_cue([doc[i] for i in cand.exclude]):
-                    # "did not cause": the text denies the relation; but "did not allow X"
-                    # prevented X.
-                    if cand.cue.rtype is not RelationType.ENABLING:
+                    reading = denied_reading(cand.cue.rtype)  # "did not cause": none
+                    if reading is None:
                         continue
-                    cand = replace(cand, cue=_Cue("prevents", RelationType.PREVENTING))
+                    cand = replace(cand, cue=reading)
                 for cause, effect in _render_candidate(cand, ctx):
                     last_effect = effect
                     rtype = _G if self.schema == "generic_spo" else cand.cue.rtype

@@ -37,6 +37,13 @@ class _Cue:
     swap: bool = False
 
 
+def denied_reading(rtype: RelationType) -> _Cue | None:
+    """What a cue of type ``rtype`` reads when the text denies it (both extractors): "did
+    not allow X" prevented X; a denied relation of any other type ("did not cause") is
+    none."""
+    return _Cue("prevents", _PREV) if rtype is _E else None
+
+
 # "SUBJ verb OBJ" cues; the subject is the cause unless ``swap``.
 _DIRECT_VERBS: dict[str, _Cue] = {
     **{v: _Cue(v + "s", _C) for v in ("cause", "trigger", "induce", "provoke", "fuel")},

@@ -53,6 +53,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _RELATIVE_PRONOUNS,
     _RESULT_ADVERBS,
     _SUBJ_DEPS,
+    denied_reading,
 )
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
@@ -397,7 +398,8 @@ class TaggerExtractor:
                     continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
-                if denied and relation_type_for(signal or "") is not RelationType.ENABLING:
+                reading = denied_reading(relation_type_for(signal or "")) if denied else None
+                if denied and reading is None:
                     continue
                 effect_text = sent.text[slice(*rel.effect)]
                 # "X spoiled the milk, so the plant suspended deliveries": a clause
@@ -440,8 +442,8 @@ class TaggerExtractor:
                 relation = "causes" if reason else relation_label(signal, effect_first)
                 if party is not None:
                     relation, reason = "responsible for", True
-                if denied:
-                    relation = "prevents"
+                if reading is not None:
+                    relation = reading.relation
                 key = (cause.casefold(), relation, effect.casefold())
                 if key in seen:
                     continue
@@ -453,7 +455,7 @@ class TaggerExtractor:
                         relation=relation,
                         effect=effect,
                         relation_type=(
-                            RelationType.PREVENTING if denied
+                            reading.rtype if reading is not None
                             else RelationType.CAUSAL if reason
                             else relation_type_for(signal or relation)
                         ),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -257,6 +258,16 @@ def run_evaluation(
     questions = load_dataset(
         dataset, data, limit=limit, offset=offset, shuffle_distractors=shuffle_distractors, seed=seed
     )
+    # A question retrieved nothing for (HotpotQA fullwiki has two) has no documents to
+    # reason over: it is skipped, named in the report and warned about, not a crash.
+    empty = [q.id for q in questions if not any(p.text.strip() for p in q.paragraphs)]
+    if empty:
+        warnings.warn(
+            f"{dataset}: skipped {len(empty)} question(s) with no paragraph text: "
+            f"{', '.join(empty)}",
+            stacklevel=2,
+        )
+        questions = [q for q in questions if q.id not in set(empty)]
     methods = list(methods or BASE_METHODS)
     unknown = [m for m in methods if m not in (*BASE_METHODS, *TASR_METHODS)]
     if unknown:
@@ -280,6 +291,7 @@ def run_evaluation(
         "sweep_limit": sweep_limit,
         "flat_top_k": flat_top_k,
         "llm": llm_name,
+        **({"skipped_no_paragraphs": empty} if empty else {}),
     }
     out = make_out_dir(out_dir)
     records_path = out / f"{dataset}.records.jsonl"

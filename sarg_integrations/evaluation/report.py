@@ -220,7 +220,10 @@ def markdown_report(
     """Render the aggregates as Markdown tables."""
     methods = aggregates["methods"]
     has_llm = any("em" in m for m in methods.values())
-    keys = ("limit", "offset", "seed", "shuffle_distractors", "flat_top_k", "sweep_limit", "llm")
+    keys = (
+        "limit", "offset", "seed", "shuffle_distractors", "flat_top_k", "sweep_limit", "llm",
+        "skipped_no_paragraphs",
+    )
     shown = {k: settings[k] for k in keys if k in settings}
     lines = [
         f"### {markdown_cell(dataset)}: {aggregates['n_questions']} questions",

@@ -254,6 +254,23 @@ def test_a_record_cut_mid_line_is_ignored_with_a_warning_and_recomputed(
     assert seen == []  # nothing left to recompute
 
 
+def test_a_question_without_paragraphs_is_skipped_and_reported(tmp_path: Path) -> None:
+    # HotpotQA fullwiki holds two questions whose retrieval found nothing: the run used to
+    # stop there with "documents is empty", losing the questions after them.
+    rows = [_row(0), {**_row(1), "paragraphs": []}, _row(2)]
+    rows[1]["id"] = "3hop__empty"
+    path = tmp_path / "musique.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    suite, seen = _counting_suite()
+    kwargs = {"out_dir": tmp_path / "out", "suite": suite, "progress": False, "plots": False}
+    with pytest.warns(UserWarning, match=r"skipped 1 question\(s\) with no paragraph text: 3hop__empty"):
+        report = harness.run_evaluation("musique", path, **kwargs)
+    assert seen == ["2hop__0", "2hop__2"]
+    assert [r["id"] for r in report.records] == ["2hop__0", "2hop__2"]
+    assert report.settings["skipped_no_paragraphs"] == ["3hop__empty"]
+    assert "3hop__empty" in report.markdown
+
+
 def test_a_header_cut_mid_line_starts_the_records_over(data: Path, tmp_path: Path) -> None:
     suite, seen = _counting_suite()
     out = tmp_path / "out"

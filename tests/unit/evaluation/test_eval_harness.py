@@ -263,7 +263,8 @@ def test_a_question_without_paragraphs_is_skipped_and_reported(tmp_path: Path) -
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     suite, seen = _counting_suite()
     kwargs = {"out_dir": tmp_path / "out", "suite": suite, "progress": False, "plots": False}
-    with pytest.warns(UserWarning, match=r"skipped 1 question\(s\) with no paragraph text: 3hop__empty"):
+    skipped = r"skipped 1 question\(s\) with no paragraph text: 3hop__empty"
+    with pytest.warns(UserWarning, match=skipped):
         report = harness.run_evaluation("musique", path, **kwargs)
     assert seen == ["2hop__0", "2hop__2"]
     assert [r["id"] for r in report.records] == ["2hop__0", "2hop__2"]

@@ -33,6 +33,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _HUMAN_ENTS,
     _HUMAN_NOUNS,
     _MODAL_OBLIGATION,
+    _MOTIVE_PARTICIPLES,
     _P,
     _PHRASAL_VERBS,
     _PLACE_ENTS,
@@ -133,6 +134,7 @@ def _reasoning_candidates(sent: Span, ctx: _Context) -> Iterator[_Candidate]:
             yield from _verb_cues(tok)
     yield from _preposition_cues(sent)
     yield from _fronted_reason_cues(sent)
+    yield from _motive_cues(sent)
     yield from _anaphoric_result_cues(sent, ctx)
 
 
@@ -647,6 +649,43 @@ def _fronted_reason_cues(sent: Span) -> Iterator[_Candidate]:
     if effect is None:
         return
     yield _Candidate(cause, effect, cue, exclude=adjunct)
+
+
+def _motive_cues(sent: Span) -> Iterator[_Candidate]:
+    """An adjunct of a participle of motive, set off by a comma, gives the reason of the
+    clause it is attached to: "Fearing accidents, Varo Motors recalled 40,000 cars" and
+    "The airline cancelled 40 flights, citing safety concerns".
+
+    The adjunct is read by position (the participle up to the next comma or the sentence
+    end), because the small parser often mis-attaches it ("Fearing accidents" as a compound
+    noun). The clause is the root verb's, without the adjunct; a clause whose subject is
+    only a pronoun is left, as it would name no one.
+    """
+    words = [tok for tok in sent if not tok.is_space]
+    root = sent.root
+    if root.pos_ not in _VERB_POS or root.lemma_ in ("be", "have"):
+        return  # "Facing the sea, the hotel has forty rooms": a state, not an act
+    for k, tok in enumerate(words):
+        if tok.lower_ not in _MOTIVE_PARTICIPLES:
+            continue
+        opens = k == 0
+        if not opens and (words[k - 1].text != "," or root.i > tok.i):
+            continue  # mid-sentence, the adjunct must follow its clause's verb and a comma
+        end = next((w.i for w in words[k + 1 :] if w.text in (",", ";")), sent.end)
+        if opens and (end >= sent.end or root.i < end):
+            continue  # an opening adjunct ends at a comma before the clause's verb
+        adjunct = [t for t in sent.doc[tok.i : end] if not t.is_punct][:MAX_PHRASE_TOKENS]
+        if len(adjunct) < 2:
+            continue
+        subj = _subject_of(root)
+        if subj is not None and _is_pronominal(subj):
+            continue
+        skipped = frozenset(range(tok.i - (0 if opens else 1), end + 1))
+        effect = _clause_phrase(root, skipped)
+        if effect is None:
+            continue
+        cause = _Phrase(_render(adjunct), frozenset(t.i for t in adjunct))
+        yield _Candidate(cause, effect, _Cue("causes", _C), exclude=frozenset({tok.i}))
 
 
 def _prep_candidate(

@@ -229,6 +229,13 @@ _WITHOUT_IDIOMS = frozenset(
 # participle of affecting with its agent: "*Hit* by falling demand, the company cut jobs"
 # ("Founded by X, …" or "Written by X, …" name a maker, not a cause, so they are not here).
 _REASON_ADJECTIVES = frozenset({"unable", "short"})
+# Participles naming what moved someone to act, as a reason adjunct set off by a comma:
+# "*Fearing* accidents, the maker recalled the cars", "…, *citing* safety concerns".
+# Word forms, not lemmas: the small parser often tags "Fearing X" as a compound noun.
+_MOTIVE_PARTICIPLES = frozenset(
+    {"fearing", "facing", "citing", "lacking", "expecting", "anticipating", "suspecting",
+     "sensing", "needing", "worrying"}
+)
 _AFFECTING_PARTICIPLES = frozenset(
     {"hit", "hurt", "hamper", "boost", "buoy", "drive", "prompt", "spur", "weaken", "batter",
      "fuel", "squeeze", "cripple", "plague", "force", "frighten", "alarm", "anger", "stun",

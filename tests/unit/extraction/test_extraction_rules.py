@@ -149,6 +149,13 @@ CASES = [
      ("unable to pay its debts", R.CAUSAL, "airline filed for bankruptcy")),
     ("Hit by falling demand, the company cut 400 jobs.",
      ("demand", R.CAUSAL, "company cut 400 jobs")),
+    # a participle of motive set off by a comma, before or after its clause
+    ("Fearing accidents, Varo Motors recalled 40,000 cars built with the sensors.",
+     ("fearing accidents", R.CAUSAL, "varo motors recalled 40,000 cars")),
+    ("Facing mounting losses, the firm closed two plants.",
+     ("facing mounting losses", R.CAUSAL, "firm closed two plants")),
+    ("The airline cancelled 40 flights, citing safety concerns.",
+     ("citing safety concerns", R.CAUSAL, "airline cancelled 40 flights")),
     # procedural / requirement: prerequisite -> dependent
     ("Insulin production requires beta cells.",
      ("beta cells", R.PROCEDURAL, "insulin production")),
@@ -258,6 +265,23 @@ def test_a_fronted_adjunct_is_a_reason_only_for_lack_or_affecting(
     extractor: RuleBasedExtractor, text: str
 ) -> None:
     assert triples_of(extractor, text) == set()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Speaking to reporters, the mayor said the roads were safe.",  # no motive
+        "Facing the sea, the hotel has forty rooms.",  # a state, not an act
+        "Fearing accidents, it recalled the cars.",  # the effect would name no one
+        "The report lists the risks facing the industry.",  # no comma: not an adjunct
+    ],
+)
+def test_a_participle_is_a_motive_only_for_motive_verbs_set_off_from_an_act(
+    extractor: RuleBasedExtractor, text: str
+) -> None:
+    assert not [t for t in extractor.extract(SourceDocument("d", text))
+                if t.cause.lower().split()[0] in ("speaking", "facing", "fearing")]
 
 
 _BRIDGE = "The storm destroyed the main bridge over the river."

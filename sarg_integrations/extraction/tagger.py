@@ -396,6 +396,8 @@ class TaggerExtractor:
                 signal = _signal_text(sent.text, rel)
                 if _schedules(doc, rel):
                     continue
+                if _modal_only(doc, rel):
+                    continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
                 reading = denied_reading(relation_type_for(signal or "")) if denied else None
@@ -435,6 +437,8 @@ class TaggerExtractor:
                     cause_text, effect_text = sent.text[slice(*party)], cause_text
                 if not cause or not effect or cause.casefold() == effect.casefold():
                     continue
+                if not cross and not inner_effect:
+                    effect = _object_antecedent(doc, rel) or effect
                 if _bare_pronoun(cause) or _bare_pronoun(effect):
                     continue  # "it", "we": no concept the graph could resolve or link
                 effect_first = rel.cause is not None and not cross and rel.effect[0] < rel.cause[0]
@@ -539,6 +543,22 @@ def _schedules(doc: Any, relation: Any) -> bool:
         return False
     after = doc.char_span(relation.signal[1], len(doc.text), alignment_mode="expand")
     return after is not None and len(after) > 0 and after[0].tag_ == "VB"
+
+
+def _modal_only(doc: Any, relation: Any) -> bool:
+    """Whether the tagged signal is only a modal ("Teachers in Linden *must* hold a state
+    licence"): an obligation or a possibility, no relation between two events. The tagger
+    read that sentence as "hold" causing "teachers in Linden". ``doc`` is the sentence's
+    spaCy parse.
+
+    On the extraction sets this changes nothing (CNC dev, FinCausal, SemEval and AltLex
+    read the same pairs); dropping a signal that is any auxiliary ("became too
+    expensive") lost a story's link.
+    """
+    if relation.signal is None:
+        return False
+    span = doc.char_span(*relation.signal, alignment_mode="expand")
+    return span is not None and len(span) > 0 and all(token.tag_ == "MD" for token in span)
 
 
 def _denied(doc: Any, relation: Any) -> bool:
@@ -694,6 +714,43 @@ _PRONOUN_NAMES = (
         "more less fewer most least much few several all both each none".split()
     )
 )
+
+
+_OBJECT_PRONOUNS = {"it": ("NN", "NNP"), "them": ("NNS", "NNPS")}
+
+
+def _object_antecedent(doc: Any, relation: Any) -> str | None:
+    """The name of what an effect's opening "it" / "them" stands for: the main clause's
+    object, with what it became.
+
+    In "The waves tore away part of the ferry pier, *leaving it unsafe* for boarding" the
+    result clause's "it" is the pier; the effect is named "ferry pier unsafe for boarding"
+    instead of the bare pronoun, which no graph could link. Only a result clause (an
+    adverbial participle such as "leaving" or "making") on a main verb with one direct
+    object of the pronoun's number is resolved. ``doc`` is the sentence's spaCy parse.
+    """
+    effect = doc.char_span(*relation.effect, alignment_mode="expand")
+    if effect is None or len(effect) < 2:
+        return None
+    if effect[0].tag_ == "VBG" and len(effect) > 2:  # the tagger kept "leaving" in the span
+        effect = effect[1:]
+    pronoun = effect[0]
+    if pronoun.lower_ not in _OBJECT_PRONOUNS:
+        return None
+    verb = pronoun.head
+    while verb.dep_ in ("ccomp", "oprd", "xcomp", "acomp"):  # "making it impassable"
+        verb = verb.head
+    main = verb.head
+    if verb.dep_ != "advcl" or verb.tag_ != "VBG" or main.pos_ not in ("VERB", "AUX"):
+        return None
+    objects = [child for child in main.children if child.dep_ == "dobj"]
+    if len(objects) != 1 or objects[0].tag_ not in _OBJECT_PRONOUNS[pronoun.lower_]:
+        return None
+    obj = objects[0]
+    antecedent = _name(doc, (obj.left_edge.idx, obj.right_edge.idx + len(obj.right_edge)))
+    rest = doc[effect[1].i : effect.end]
+    state = rest.text.strip(" ,;.")
+    return f"{antecedent} {state}" if antecedent and state else None
 
 
 def _bare_pronoun(name: str) -> bool:

@@ -242,6 +242,26 @@ def node_words(name: str) -> frozenset[str]:
     return frozenset(_stem(w.lower()) for w in _content(name))
 
 
+def event_words(name: str) -> frozenset[str]:
+    """:func:`node_words` less the words of names (capitalised after the first word).
+
+    One shared word links a document that continues the story; a shared place or
+    company name does not ("the cyberattack on *Oslin's* transit company" / "the first
+    trams in *Oslin* were pulled by horses").
+
+    Example:
+        >>> sorted(event_words("A cyberattack on the Oslin transit company"))
+        ['compani', 'cyberattack', 'transit']
+        >>> sorted(event_words("Commuters switched to cars"))
+        ['car', 'commut', 'switch']
+    """
+    content = _content(name)
+    first = next(iter(_text.words(name)), None)
+    return frozenset(
+        _stem(w.lower()) for w in content if w == first or not w[:1].isupper()
+    )
+
+
 def names_event(name: str) -> bool:
     """Whether an open end called ``name`` is worth following to another document: an
     event or a state ("the cold classrooms", "trains", "infestation"), not a bare named
@@ -393,7 +413,7 @@ def documents_linked_by_triples(
         stems: set[str] = set()
         for name, text in ends:
             words = node_words(name)
-            stems |= words | (node_words(text) if len(words) >= 2 else frozenset())
+            stems |= event_words(name) | (event_words(text) if len(words) >= 2 else frozenset())
         found: dict[str, None] = {}  # ordered, with constant-time membership
         for i, t in enumerate(triples):
             if t.document_id in taken or t.document_id in found:

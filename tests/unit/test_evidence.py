@@ -719,6 +719,19 @@ def test_a_bare_entity_at_the_open_end_links_by_two_words_only():
     assert documents_linked_by_triples(["a"], triples, upstream=True) == []
 
 
+def test_a_shared_place_name_does_not_continue_the_story():
+    # "Oslin" is where both happen, not what happened: the history of its trams is no step
+    # upstream of the cyberattack (it came into a story's evidence that way).
+    triples = [
+        _t("cyberattack on Oslin's transit company", "staff locked out", "attack"),
+        Triple("horses", "were pulled by", "first trams in Oslin", document_id="history"),
+    ]
+    assert documents_linked_by_triples(["attack"], triples, upstream=True) == []
+    # The same story's event word still links: "the attack" names the open end's event.
+    triples.append(_t("attack on the transit company", "company's computers", "hack"))
+    assert "hack" in documents_linked_by_triples(["attack"], triples, upstream=True)
+
+
 def test_an_open_end_is_read_in_its_whole_argument():
     # The name "many customer accounts" trims "into overdraft" off the effect's span.
     triples = [

@@ -91,6 +91,30 @@ KNOWN_MISSES = {
     "algae": "'toxic' / 'the toxins' share no stem (0.23): the ban document stays out",
     # "Hundreds of passengers missed their flights and were stranded" states no relation.
     "checkin": "the stranded document states no relation: the query falls back",
+    # A thirteenth set (kalmar, norra, linden, ketar, varo), written on 2026-12-03 and run
+    # once on the twelfth set's final code: kalmar and norra passed. Linden passes since a
+    # modal alone ("Teachers in Linden *must* hold a state licence") is no signal.
+    # "Mount Ketar last erupted in 1911" is read Mount Ketar -> erupted with no signal and
+    # carries the anchored chain; dropping such subject / verb pairs cost CNC dev 2 pairs.
+    "ketar": "the 1911 eruption is read as a relation and carries the anchored chain",
+    # "A supplier shipped Varo Motors faulty brake sensors" states no relation, and
+    # "Varo Motors builds cars in three countries" is read as one (a guard on present-tense
+    # verbs cost FinCausal and SemEval pairs).
+    "varo": "the supplier document states no relation; the maker's profile is read as one",
+    # A fourteenth set (ferrytown, varroa, tram, serra, clinic), written on 2026-12-03 and
+    # run once on the thirteenth set's final code: none passed. Two pass since: ferrytown,
+    # as a result clause's "it" is named by the object it stands for ("leaving it unsafe"
+    # -> "ferry pier unsafe for boarding"), and tram, as a shared place name ("Oslin") no
+    # longer continues the story.
+    # "An outbreak of varroa mites spread through the hives": the mites are its cause, and
+    # upstream only an effect or a relation continues an open end ("mites").
+    "varroa": "the mites are the outbreak document's cause, not its effect: it stays out",
+    # "As a result, the vineyards produced less …" opens a one-sentence document: its
+    # cause is in another document, and no node names the small harvest: fallback.
+    "serra": "a cross-document 'As a result': no node names the asked harvest",
+    # "… overwhelmed the clinic's four doctors, and waiting times doubled": the "and"
+    # clause is not read as a result, so no node names the asked event: fallback.
+    "clinic": "', and waiting times doubled' is no relation: the query falls back",
 }
 
 
@@ -112,6 +136,12 @@ KNOWN_DISTRACTORS = {
     # With the upstream documents out, the most relevant one left is a profile.
     "orsk": "the bridge's length comes in by relevance, the cables document being out",
     "checkin": "on fallback the airline's profile is the most relevant document",
+    # "Coffee grows best between 1,000 and 2,000 metres": coffee -> grows; its cause
+    # shares the stem "coffee" with the open end "coffee plants on lower slopes".
+    "ketar": "the 1911 eruption carries the chain; the altitude document shares 'coffee'",
+    "varo": "the maker's profile ('builds cars') carries the anchored chain",
+    "serra": "on fallback the valley's profile is among the most relevant documents",
+    "clinic": "on fallback the clinic's profile is among the most relevant documents",
 }
 
 

@@ -115,6 +115,17 @@ KNOWN_MISSES = {
     # "… overwhelmed the clinic's four doctors, and waiting times doubled": the "and"
     # clause is not read as a result, so no node names the asked event: fallback.
     "clinic": "', and waiting times doubled' is no relation: the query falls back",
+    # A fifteenth set (vettar, marlo, printer, wells, pell), written on 2026-12-03 after the
+    # fourteenth set's changes and run once on that final code: marlo, printer and wells
+    # passed.
+    # "The flood … destroyed the pumping station that supplied Vettar with drinking water":
+    # the node is "pumping station", without the town or the water, so no entry node
+    # matches the question and it falls back.
+    "vettar": "the pumping station's name drops its relative clause: no entry node, fallback",
+    # "Students who had used the libraries to study after school lost their quiet place":
+    # the parser hangs "lost" under "after school"; the reading is a temporal pair of the
+    # wrong clauses, which no link reaches.
+    "pell": "the students document is misparsed ('after school lost …'): it stays out",
 }
 
 
@@ -142,6 +153,7 @@ KNOWN_DISTRACTORS = {
     "varo": "the maker's profile ('builds cars') carries the anchored chain",
     "serra": "on fallback the valley's profile is among the most relevant documents",
     "clinic": "on fallback the clinic's profile is among the most relevant documents",
+    "vettar": "on fallback the town's profile is bridged in from the water document",
 }
 
 

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from sarg_integrations.cli.common import isatty, positive_int, quiet_models
+from sarg_integrations.cli.common import emit, isatty, positive_int, quiet_models
 from sarg_integrations.evaluation.causal_qa import CAUSAL_DATASETS
 from sarg_integrations.evaluation.datasets import DATASETS
 from sarg_integrations.evaluation.methods import BASE_METHODS, TASR_METHODS
@@ -153,6 +153,13 @@ def cli_eval(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         report_only=args.report_only,
     )
+    skipped = report.settings.get("skipped_no_paragraphs")
+    if skipped:  # the run's warnings are silenced (model chatter); this one matters
+        emit(
+            [f"sarg eval: skipped {len(skipped)} question(s) with no paragraph text: "
+             f"{', '.join(skipped)}"],
+            sys.stderr,
+        )
     return _print_report(report)
 
 

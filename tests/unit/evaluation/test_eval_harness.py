@@ -272,6 +272,23 @@ def test_a_question_without_paragraphs_is_skipped_and_reported(tmp_path: Path) -
     assert "3hop__empty" in report.markdown
 
 
+def test_the_cli_names_the_skipped_questions_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `sarg eval` silences warnings during a run (model-library chatter), so the skip is
+    # said on stderr as well as in the report's settings.
+    rows = [_row(0), {**_row(1), "id": "3hop__empty", "paragraphs": []}]
+    path = tmp_path / "musique.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.setattr(harness, "MethodSuite", lambda **_: _fake_suite())
+    argv = ["eval", "--dataset", "musique", "--data", str(path), "--out", str(tmp_path / "o"),
+            "--no-progress", "--no-sweeps", "--no-plots", "--methods", "sarg"]
+    assert cli.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "skipped 1 question(s) with no paragraph text: 3hop__empty" in captured.err
+    assert "skipped_no_paragraphs" in captured.out
+
+
 def test_a_header_cut_mid_line_starts_the_records_over(data: Path, tmp_path: Path) -> None:
     suite, seen = _counting_suite()
     out = tmp_path / "out"

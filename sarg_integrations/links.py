@@ -262,6 +262,32 @@ def event_words(name: str) -> frozenset[str]:
     )
 
 
+# A cause naming how a thing came about: "an *outbreak of* varroa mites", "the *arrival
+# of* cheap imports", "a *surge in* demand".
+_ARRIVAL = re.compile(
+    r"^(?:(?:an?|the)\s+)?(?:\w+\s+)?(?:outbreak|arrival|spread|influx|invasion|surge|rise|"
+    r"increase|growth|emergence|appearance)\s+(?:of|in)\s+(?P<thing>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _arrival_words(cause: str) -> frozenset[str]:
+    """The words of the thing a cause says came about, upstream of a story about it.
+
+    "An outbreak of varroa mites spread through the hives" is how the mites came: it
+    continues the story upstream of "the mites killed half of the colonies" though its
+    mites are in the cause, not the effect.
+
+    Example:
+        >>> sorted(_arrival_words("outbreak of varroa mites"))
+        ['mite', 'varroa']
+        >>> _arrival_words("varroa mites")
+        frozenset()
+    """
+    found = _ARRIVAL.match(cause.strip())
+    return node_words(found.group("thing")) if found else frozenset()
+
+
 def names_event(name: str) -> bool:
     """Whether an open end called ``name`` is worth following to another document: an
     event or a state ("the cold classrooms", "trains", "infestation"), not a bare named
@@ -385,7 +411,10 @@ def documents_linked_by_triples(
     # halt* cut deliveries"), once for every round.
     named = [(node_words(t.cause), node_words(t.effect)) for t in triples]
     if upstream:
-        continuing = [effect | node_words(t.relation) for (_, effect), t in zip(named, triples)]
+        continuing = [
+            effect | node_words(t.relation) | _arrival_words(t.cause)
+            for (_, effect), t in zip(named, triples)
+        ]
     else:
         continuing = [cause for cause, _ in named]
     by_document: dict[str, list[int]] = {}

@@ -732,6 +732,18 @@ def test_a_shared_place_name_does_not_continue_the_story():
     assert "hack" in documents_linked_by_triples(["attack"], triples, upstream=True)
 
 
+def test_a_cause_naming_how_a_thing_came_about_continues_upstream_of_it():
+    # "the mites killed half of the colonies": the outbreak document's mites are in its
+    # cause, yet it tells how the mites came.
+    triples = [
+        _t("mites", "half of bee colonies killed", "colonies"),
+        _t("outbreak of varroa mites", "hives of Tarrow county", "mites"),
+        _t("mites", "hive walls", "profile"),  # names the mites, tells no arrival
+    ]
+    assert documents_linked_by_triples(["colonies"], triples, upstream=True) == ["mites"]
+    assert documents_linked_by_triples(["colonies"], triples, upstream=False) == []
+
+
 def test_an_open_end_is_read_in_its_whole_argument():
     # The name "many customer accounts" trims "into overdraft" off the effect's span.
     triples = [

@@ -263,9 +263,10 @@ def event_words(name: str) -> frozenset[str]:
 
 
 # A cause naming how a thing came about: "an *outbreak of* varroa mites", "the *arrival
-# of* cheap imports", "a *surge in* demand".
+# of* cheap imports", "a *surge in* demand"; the nominal opens the cause ("price rise in
+# Europe" is no arrival of Europe).
 _ARRIVAL = re.compile(
-    r"^(?:(?:an?|the)\s+)?(?:\w+\s+)?(?:outbreak|arrival|spread|influx|invasion|surge|rise|"
+    r"^(?:(?:an?|the)\s+)?(?:outbreak|arrival|spread|influx|invasion|surge|rise|"
     r"increase|growth|emergence|appearance)\s+(?:of|in)\s+(?P<thing>.+)$",
     re.IGNORECASE,
 )
@@ -281,8 +282,8 @@ def _arrival_words(cause: str) -> frozenset[str]:
     Example:
         >>> sorted(_arrival_words("outbreak of varroa mites"))
         ['mite', 'varroa']
-        >>> _arrival_words("varroa mites")
-        frozenset()
+        >>> _arrival_words("varroa mites"), _arrival_words("price rise in Europe")
+        (frozenset(), frozenset())
     """
     found = _ARRIVAL.match(cause.strip())
     return node_words(found.group("thing")) if found else frozenset()

@@ -245,9 +245,9 @@ def node_words(name: str) -> frozenset[str]:
 def event_words(name: str) -> frozenset[str]:
     """:func:`node_words` less the words of names (capitalised after the first word).
 
-    One shared word links a document that continues the story; a shared place or
-    company name does not ("the cyberattack on *Oslin's* transit company" / "the first
-    trams in *Oslin* were pulled by horses").
+    The document stating an asked event is found by what happened; a shared place or
+    company name does not make it ("the cyberattack on *Oslin's* transit company" / "the
+    first trams in *Oslin* were pulled by horses").
 
     Example:
         >>> sorted(event_words("A cyberattack on the Oslin transit company"))
@@ -440,10 +440,14 @@ def documents_linked_by_triples(
                         ends.append((name, text or name))
         # One shared stem with an open end links, read from the whole span as well as
         # from the head-phrase name when the name is more than one word.
+        # The asked event's own document is found by what happened, not by where or who
+        # ("the cyberattack on *Oslin's* transit company" / "the first trams in *Oslin*");
+        # a story otherwise also follows its actors ("Gonzalez comes" / "Gonzalez's arrival").
+        read = node_words if from_ends is None else event_words
         stems: set[str] = set()
         for name, text in ends:
             words = node_words(name)
-            stems |= event_words(name) | (event_words(text) if len(words) >= 2 else frozenset())
+            stems |= read(name) | (read(text) if len(words) >= 2 else frozenset())
         found: dict[str, None] = {}  # ordered, with constant-time membership
         for i, t in enumerate(triples):
             if t.document_id in taken or t.document_id in found:

@@ -719,17 +719,22 @@ def test_a_bare_entity_at_the_open_end_links_by_two_words_only():
     assert documents_linked_by_triples(["a"], triples, upstream=True) == []
 
 
-def test_a_shared_place_name_does_not_continue_the_story():
+def test_a_shared_place_name_does_not_state_the_asked_event():
     # "Oslin" is where both happen, not what happened: the history of its trams is no step
-    # upstream of the cyberattack (it came into a story's evidence that way).
+    # upstream of the asked cyberattack (it came into a story's evidence that way).
+    asked = {"cyberattack on Oslin's transit company"}
     triples = [
         _t("cyberattack on Oslin's transit company", "staff locked out", "attack"),
         Triple("horses", "were pulled by", "first trams in Oslin", document_id="history"),
     ]
-    assert documents_linked_by_triples(["attack"], triples, upstream=True) == []
-    # The same story's event word still links: "the attack" names the open end's event.
+    assert documents_linked_by_triples(["attack"], triples, 1, upstream=True, from_ends=asked) == []
+    # The event's own word still links: "the attack" names what happened.
     triples.append(_t("attack on the transit company", "company's computers", "hack"))
-    assert "hack" in documents_linked_by_triples(["attack"], triples, upstream=True)
+    found = documents_linked_by_triples(["attack"], triples, 1, upstream=True, from_ends=asked)
+    assert found == ["hack"]
+    # Following the story, an actor's name still links ("Gonzalez comes" / "Gonzalez's
+    # arrival"); only the asked event's document is found by what happened.
+    assert "history" in documents_linked_by_triples(["attack"], triples[:2], 1, upstream=True)
 
 
 def test_a_cause_naming_how_a_thing_came_about_continues_upstream_of_it():

@@ -133,7 +133,7 @@ def cli_eval(args: argparse.Namespace) -> int:
     """Run ``sarg eval``; prints the Markdown tables and the written paths."""
     if args.dataset in CAUSAL_DATASETS:
         return _cli_causal(args)
-    from sarg_integrations.evaluation.harness import run_evaluation
+    from sarg_integrations.evaluation.harness import run_evaluation, skipped_message
 
     report = run_evaluation(
         args.dataset,
@@ -155,11 +155,7 @@ def cli_eval(args: argparse.Namespace) -> int:
     )
     skipped = report.settings.get("skipped_no_paragraphs")
     if skipped:  # the run's warnings are silenced (model chatter); this one matters
-        emit(
-            [f"sarg eval: skipped {len(skipped)} question(s) with no paragraph text: "
-             f"{', '.join(skipped)}"],
-            sys.stderr,
-        )
+        emit([f"sarg eval: {skipped_message(skipped)}"], sys.stderr)
     return _print_report(report)
 
 

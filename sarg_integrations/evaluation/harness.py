@@ -200,6 +200,17 @@ def _record(
 # --------------------------------------------------------------------------- run
 
 
+def skipped_message(question_ids: Sequence[str]) -> str:
+    """How a run reports the questions it skipped for having no paragraph text.
+
+    Example:
+        >>> skipped_message(["q7", "q9"])
+        'skipped 2 question(s) with no paragraph text: q7, q9'
+    """
+    listed = ", ".join(question_ids)
+    return f"skipped {len(question_ids)} question(s) with no paragraph text: {listed}"
+
+
 def run_evaluation(
     dataset: str,
     data: str | os.PathLike[str] | None = None,
@@ -262,12 +273,9 @@ def run_evaluation(
     # reason over: it is skipped, named in the report and warned about, not a crash.
     empty = [q.id for q in questions if not any(p.text.strip() for p in q.paragraphs)]
     if empty:
-        warnings.warn(
-            f"{dataset}: skipped {len(empty)} question(s) with no paragraph text: "
-            f"{', '.join(empty)}",
-            stacklevel=2,
-        )
-        questions = [q for q in questions if q.id not in set(empty)]
+        warnings.warn(f"{dataset}: {skipped_message(empty)}", stacklevel=2)
+        dropped = set(empty)
+        questions = [q for q in questions if q.id not in dropped]
     methods = list(methods or BASE_METHODS)
     unknown = [m for m in methods if m not in (*BASE_METHODS, *TASR_METHODS)]
     if unknown:

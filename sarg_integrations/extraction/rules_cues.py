@@ -665,6 +665,9 @@ def _motive_cues(sent: Span) -> Iterator[_Candidate]:
     root = sent.root
     if root.pos_ not in _VERB_POS or root.lemma_ in ("be", "have"):
         return  # "Facing the sea, the hotel has forty rooms": a state, not an act
+    subj = _subject_of(root)
+    if subj is not None and _is_pronominal(subj):
+        return
     for k, tok in enumerate(words):
         if tok.lower_ not in _MOTIVE_PARTICIPLES:
             continue
@@ -676,9 +679,6 @@ def _motive_cues(sent: Span) -> Iterator[_Candidate]:
             continue  # an opening adjunct ends at a comma before the clause's verb
         adjunct = [t for t in sent.doc[tok.i : end] if not t.is_punct][:MAX_PHRASE_TOKENS]
         if len(adjunct) < 2:
-            continue
-        subj = _subject_of(root)
-        if subj is not None and _is_pronominal(subj):
             continue
         skipped = frozenset(range(tok.i - (0 if opens else 1), end + 1))
         effect = _clause_phrase(root, skipped)

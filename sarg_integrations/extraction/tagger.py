@@ -545,6 +545,15 @@ def _schedules(doc: Any, relation: Any) -> bool:
     return after is not None and len(after) > 0 and after[0].tag_ == "VB"
 
 
+def _signal_span(doc: Any, relation: Any) -> Any:
+    """The tokens of the tagged signal in the sentence's spaCy parse ``doc``; ``None``
+    when the relation has no signal or its characters cover no token."""
+    if relation.signal is None:
+        return None
+    span = doc.char_span(*relation.signal, alignment_mode="expand")
+    return span if span is not None and len(span) else None
+
+
 def _modal_only(doc: Any, relation: Any) -> bool:
     """Whether the tagged signal is only a modal ("Teachers in Linden *must* hold a state
     licence"): an obligation or a possibility, no relation between two events. The tagger
@@ -555,10 +564,8 @@ def _modal_only(doc: Any, relation: Any) -> bool:
     read the same pairs); dropping a signal that is any auxiliary ("became too
     expensive") lost a story's link.
     """
-    if relation.signal is None:
-        return False
-    span = doc.char_span(*relation.signal, alignment_mode="expand")
-    return span is not None and len(span) > 0 and all(token.tag_ == "MD" for token in span)
+    span = _signal_span(doc, relation)
+    return span is not None and all(token.tag_ == "MD" for token in span)
 
 
 def _denied(doc: Any, relation: Any) -> bool:
@@ -568,9 +575,7 @@ def _denied(doc: Any, relation: Any) -> bool:
     sentence's spaCy parse."""
     from sarg_integrations.extraction.rules_phrases import denies_cue
 
-    if relation.signal is None:
-        return False
-    span = doc.char_span(*relation.signal, alignment_mode="expand")
+    span = _signal_span(doc, relation)
     return span is not None and denies_cue(list(span))
 
 
@@ -652,10 +657,8 @@ def _conjunct_subject(doc: Any, relation: Any) -> tuple[int, int] | None:
     sentence's spaCy parse; ``None`` unless the signal is such a conjunct verb and the cause
     span lies inside the first conjunct's predicate, clear of its subject.
     """
-    if relation.signal is None or relation.cause is None:
-        return None
-    signal = doc.char_span(*relation.signal, alignment_mode="expand")
-    if signal is None or not len(signal):
+    signal = _signal_span(doc, relation)
+    if signal is None or relation.cause is None:
         return None
     verb = signal.root
     if verb.dep_ != "conj" or verb.pos_ not in ("VERB", "AUX"):

@@ -62,6 +62,7 @@ _COMPONENTS = (
     "query_decomposer",
     "entity_typer",
     "llm",
+    "event_reader",
 )
 
 
@@ -119,6 +120,9 @@ class SARGSettings(_ConfigSettings):  # type: ignore[misc, valid-type]
     llm: Any = Field(default=None, exclude=True, description="TaSR language model.")
     """TaSR: one language model that decomposes the query and types the entities
     (``SARGPipeline(llm=...)``); ``query_decomposer`` / ``entity_typer`` take precedence."""
+    event_reader: Any = Field(default=None, exclude=True, description="Event reader.")
+    """A :class:`~sarg_integrations.links.EventReader` telling documents that state an event
+    from profiles; default the spaCy past-tense reader."""
     pipeline: Any = Field(default=None, exclude=True, description="A ready SARGPipeline.")
     """A ready :class:`~sarg_integrations.SARGPipeline` to share (instead of the settings)."""
 

@@ -32,9 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 from sarg_integrations._text import count_tokens
 from sarg_integrations.links import (
+    EventReader,
+    PastTenseEventReader,
     bridge_guided_selection,
     bridge_links,
+    documents_continuing_event,
     documents_linked_by_triples,
+    documents_stating_open_causes,
+    names_same_event,
 )
 from sarg_integrations.schema import (
     Direction,
@@ -69,6 +74,8 @@ __all__ = [
     "fill_evidence",
     "linked_evidence",
     "onward_evidence",
+    "asked_event_evidence",
+    "source_evidence",
     "passage_tokens",
 ]
 
@@ -262,6 +269,7 @@ def compile_evidence(
     direction: Direction | str | None = None,
     entry_similarity: Mapping[str, float] | None = None,
     entry_documents: Mapping[str, Sequence[str]] | None = None,
+    event_reader: EventReader | None = None,
 ) -> CompiledEvidence:
     """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
 
@@ -318,6 +326,8 @@ def compile_evidence(
             (for :func:`anchored_chains`).
         entry_documents: Entry node → the documents whose triples name it (for
             :func:`entry_evidence`).
+        event_reader: Tells the documents that state an event from profiles (for
+            :func:`source_evidence`).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
@@ -348,14 +358,21 @@ def compile_evidence(
             sentences=sentences, bridges=bridges,
         )
     else:
+        asked_event: list[EvidencePassage] = []
         if budget is not None and fallback_reason is None:
             anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
+            if chains and not anchored:
+                asked_event, anchored = asked_event_evidence(
+                    query, documents, chains, triples, relevance, direction, event_reader
+                )
             stats["chains_unanchored"] = len(chains) - len(anchored)
             if chains and not anchored:
                 fallback_reason = NO_ANCHORED_CHAINS
             chains = anchored
         evidence = (
-            chain_evidence(documents, chains, sentences=sentences) if fallback_reason is None else []
+            asked_event + chain_evidence(documents, chains, sentences=sentences)
+            if fallback_reason is None
+            else []
         )
         if count is not None:
             evidence += fill_evidence(
@@ -368,6 +385,12 @@ def compile_evidence(
                 evidence += linked_evidence(
                     documents, evidence, triples, direction, embedder,
                     starts=[chain.nodes[0] for chain in chains if chain.nodes],
+                    event_reader=event_reader,
+                )
+                evidence += source_evidence(
+                    documents, evidence, triples, direction,
+                    starts=[chain.nodes[0] for chain in chains if chain.nodes],
+                    event_reader=event_reader,
                 )
                 evidence += entry_evidence(
                     documents, evidence, chains, entry_similarity, entry_documents, relevance
@@ -510,11 +533,13 @@ def linked_evidence(
     direction: Direction | str | None = None,
     embedder: Embedder | None = None,
     starts: Sequence[str] = (),
+    event_reader: EventReader | None = None,
 ) -> list[EvidencePassage]:
     """Passages (``selected_by="linked"``) of :func:`documents_linked_by_triples`; a
     ``backward`` (``forward``) query also links documents that continue the story
     upstream (downstream) of the evidence, by a shared word stem, or, given an
-    ``embedder``, by similar spans."""
+    ``embedder``, by similar spans (of a sentence that tells an event, given an
+    ``event_reader``)."""
     asked = None if direction is None else Direction(direction)
     upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
     by_id = {d.id: d for d in documents}
@@ -526,7 +551,8 @@ def linked_evidence(
             return cosine_matrix(embedder.embed(list(a)), embedder.embed(list(b)))
 
     ids = documents_linked_by_triples(
-        [p.document_id for p in evidence], triples, upstream=upstream, similarity=similarity
+        [p.document_id for p in evidence], triples, upstream=upstream, similarity=similarity,
+        event_reader=event_reader,
     )
     if upstream is False and starts:
         # A question for effects starts at the asked event, and the document stating it
@@ -545,6 +571,103 @@ def linked_evidence(
         )
         for doc_id in ids
         if doc_id in by_id and by_id[doc_id].text.strip()
+    ]
+
+
+def asked_event_evidence(
+    query: str,
+    documents: Sequence[SourceDocument],
+    chains: Sequence[ReasoningChain],
+    triples: Sequence[Triple],
+    relevance: Mapping[str, float] | None,
+    direction: Direction | str | None,
+    event_reader: EventReader | None = None,
+    *,
+    top: int = 2,
+) -> tuple[list[EvidencePassage], list[ReasoningChain]]:
+    """The document telling the asked event with no relation of its own, and the chains
+    that continue it, when no chain is anchored otherwise.
+
+    "Why were Tessa Airlines passengers stranded on Monday?": the document saying so
+    ("Hundreds of passengers missed their flights and were stranded overnight") holds no
+    triple, and the airline's profile outranks the chain's documents. Of the ``top``
+    documents most relevant to the query, the first that holds no triple, names the
+    question's event (:func:`~sarg_integrations.links.names_same_event`) and tells an
+    event (``event_reader``, default
+    :class:`~sarg_integrations.links.PastTenseEventReader`) joins as a
+    ``selected_by="entry"`` passage, and the chains through the documents that continue
+    it the asked way (:func:`~sarg_integrations.links.documents_continuing_event`, then
+    :func:`~sarg_integrations.links.documents_linked_by_triples`) are anchored.
+
+    Returns:
+        ``([], [])`` when no such document or no such chain exists (a question asking
+        neither way, too).
+    """
+    asked = None if direction is None else Direction(direction)
+    upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
+    if upstream is None or not chains or not relevance:
+        return [], []
+    reader = event_reader or PastTenseEventReader()
+    position = {d.id: i for i, d in enumerate(documents)}
+    by_id = {d.id: d for d in documents}
+    bearing = {t.document_id for t in triples}
+    ranked = sorted(relevance, key=lambda d: (-relevance[d], position.get(d, len(position))))
+    for doc_id in ranked[:top]:
+        doc = by_id.get(doc_id)
+        if doc is None or doc_id in bearing or not names_same_event(query, doc.text):
+            continue
+        if not reader.tells_event(doc.text):
+            continue
+        continuing = documents_continuing_event(doc.text, triples, upstream)
+        story = continuing + documents_linked_by_triples(continuing, triples, upstream=upstream)
+        kept = [c for c in chains if not set(c.document_ids).isdisjoint(story)]
+        if kept:
+            passage = EvidencePassage(
+                doc.id, doc.text, (), dict(doc.metadata), selected_by="entry"
+            )
+            return [passage], kept
+    return [], []
+
+
+def source_evidence(
+    documents: Sequence[SourceDocument],
+    evidence: Sequence[EvidencePassage],
+    triples: Sequence[Triple],
+    direction: Direction | str | None,
+    starts: Sequence[str] = (),
+    event_reader: EventReader | None = None,
+) -> list[EvidencePassage]:
+    """Passages (``selected_by="linked"``) of the documents that state, with no relation
+    of their own, the event the evidence's story starts from
+    (:func:`~sarg_integrations.links.documents_stating_open_causes`): any open cause for
+    a question for causes, the chains' first nodes (the asked event) for a question for
+    effects; nothing for other questions. ``event_reader`` tells an event from a profile
+    (default :class:`~sarg_integrations.links.PastTenseEventReader`).
+
+    Example:
+        >>> docs = [SourceDocument("fire", "A wildfire burned through the hills."),
+        ...         SourceDocument("smoke", "Smoke from the fire closed the schools."),
+        ...         SourceDocument("hills", "The hills are covered with pine forests.")]
+        >>> triples = [Triple("smoke from fire", "closed", "schools", document_id="smoke")]
+        >>> held = [EvidencePassage("smoke", docs[1].text, (0,))]
+        >>> [p.document_id for p in source_evidence(docs, held, triples, "forward",
+        ...                                         starts=["smoke from fire"])]
+        ['fire']
+    """
+    asked = None if direction is None else Direction(direction)
+    if asked not in (Direction.BACKWARD, Direction.FORWARD):
+        return []
+    from_ends = set(starts) if asked is Direction.FORWARD else None
+    by_id = {d.id: d for d in documents}
+    ids = documents_stating_open_causes(
+        [p.document_id for p in evidence], triples, documents,
+        from_ends=from_ends, event_reader=event_reader,
+    )
+    return [
+        EvidencePassage(
+            doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by="linked"
+        )
+        for doc_id in ids
     ]
 
 

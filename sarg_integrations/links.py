@@ -30,7 +30,7 @@ import functools
 import re
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations import _text
 from sarg_integrations.schema import SourceDocument, Triple
@@ -44,9 +44,15 @@ __all__ = [
     "bridge_links",
     "document_topic",
     "documents_linked_by_triples",
+    "EventReader",
+    "PastTenseEventReader",
+    "documents_continuing_event",
+    "documents_stating_open_causes",
+    "names_same_event",
     "names_event",
     "node_words",
     "open_ends",
+    "tells_past_event",
 ]
 
 MAX_TOPIC_WORDS = 8
@@ -347,6 +353,7 @@ def documents_linked_by_triples(
     similar_match: float = SIMILAR_END_MATCH,
     similar_margin: float = SIMILAR_END_MARGIN,
     from_ends: Collection[str] | None = None,
+    event_reader: EventReader | None = None,
 ) -> list[str]:
     """Documents whose triples name what the chain documents' triples name.
 
@@ -364,9 +371,12 @@ def documents_linked_by_triples(
     *halted* production" / "the *halt* cut deliveries"), or, downstream, its cause names
     such an open effect. An open end named by two content words or more is
     read in its whole argument span too ("pushed many customer accounts *into
-    overdraft*" / "the *overdraft* fees"), as its name is a head-phrase trim. A document
-    that only names a middle of the story ("*milk* comes from farms" against "the
-    failure spoiled *milk*, so …") is not linked that way.
+    overdraft*" / "the *overdraft* fees"), as its name is a head-phrase trim. Downstream
+    a cause may also name the open end's event by its relation ("The lack of chips
+    *halted* the assembly line" / "*The halt* delayed deliveries"; every word of the
+    cause the relation's or the effect's). A document that only names a middle of the
+    story ("*milk* comes from farms" against "the failure spoiled *milk*, so …") is not
+    linked that way.
 
     With ``similarity`` too (texts ``a``, texts ``b`` → their ``len(a) × len(b)``
     cosine matrix, e.g. of sentence embeddings), the story is also followed where no
@@ -374,7 +384,17 @@ def documents_linked_by_triples(
     case), the triples whose continuing end (its whole span; upstream also read with
     its relation, "flooded Kessa district") is at least ``similar_match`` similar to the
     open end's span, and within ``similar_margin`` of the best such triple, link their
-    documents ("the cold classrooms" / "the boilers … stopped working").
+    documents ("the cold classrooms" / "the boilers … stopped working"); given an
+    ``event_reader``, only if the triple's sentence tells an event (a similar span may
+    only share the topic: "Blasting at the Tamsin quarry" / "The Tamsin quarry produces
+    limestone").
+
+    Asked either way, a triple naming a held triple's end from the same side (another
+    effect of a held cause, or another cause of a held effect) is linked by two shared
+    words only when ``event_reader`` is given and says its sentence tells an event: "The
+    Tamsin quarry produces limestone" is a profile beside "Blasting at the Tamsin quarry
+    cracked the rock", while "the Fed raised its interest rates" is news beside "the
+    interest rate differential".
 
     ``rounds`` repeats the search from the newly linked documents. Documents without
     triples (attributive distractors) are never linked. ``from_ends``, when given, limits the
@@ -425,9 +445,12 @@ def documents_linked_by_triples(
     new = [d for d in dict.fromkeys(chain_document_ids) if d in by_document]
     linked: list[str] = []
     for _ in range(rounds):
-        frontier = [words for d in new for i in by_document[d] for words in named[i]]
+        # (cause words, effect words) of the newly linked documents' triples.
+        frontier = [named[i] for d in new for i in by_document[d]]
         # The open ends where the story stops the asked way: (name, whole span) pairs.
         ends: list[tuple[str, str]] = []
+        # Downstream, the open ends told with their relation: (relation, effect) stems.
+        told: list[tuple[frozenset[str], frozenset[str]]] = []
         if upstream is not None:
             for d in new:
                 own = [triples[i] for i in by_document[d]]
@@ -438,6 +461,8 @@ def documents_linked_by_triples(
                         from_ends is None or name in from_ends
                     ):
                         ends.append((name, text or name))
+                        if upstream is False:
+                            told.append((event_words(t.relation), node_words(text or name)))
         # One shared stem with an open end links, read from the whole span as well as
         # from the head-phrase name when the name is more than one word.
         # The asked event's own document is found by what happened, not by where or who
@@ -453,8 +478,14 @@ def documents_linked_by_triples(
             if t.document_id in taken or t.document_id in found:
                 continue
             if (upstream is not None and not continuing[i].isdisjoint(stems)) or any(
-                _touch(a, b) for a in named[i] for b in frontier
-            ):
+                _touch(a, b) for held in frontier for a, b in _touching(named[i], held, upstream)
+            ) or _names_told_event(named[i][0], told):
+                found[t.document_id] = None
+            elif event_reader is not None and upstream is not None and any(
+                _touch(a, b) for held in frontier for a, b in _touching(named[i], held, None)
+            ) and event_reader.tells_event(t.sentence or f"{t.cause} {t.relation} {t.effect}"):
+                # A sibling (another effect of a held cause, or another cause of a held
+                # effect) links only when it tells an event, not a profile.
                 found[t.document_id] = None
         if similarity is not None and upstream is not None:
             spans = list(
@@ -463,7 +494,7 @@ def documents_linked_by_triples(
             linked_now = taken | found.keys()
             others = [t for t in triples if t.document_id not in linked_now]
             for doc_id in _similar_continuations(
-                spans, others, upstream, similarity, similar_match, similar_margin
+                spans, others, upstream, similarity, similar_match, similar_margin, event_reader
             ):
                 found.setdefault(doc_id, None)
         if not found:
@@ -474,6 +505,273 @@ def documents_linked_by_triples(
     return linked
 
 
+def _compound_head(word: str, end: str) -> bool:
+    """``end`` is the last part of the compound ``word`` ("wildfire" / "fire",
+    "snowstorm" / "storm"): English compounds name their kind last."""
+    return len(end) >= 4 and len(word) > len(end) + 2 and word.endswith(end)
+
+
+# A past event dated by its year or century is history, not a step of the story told
+# ("The Kessa reservoir was created in 1961", "Measles was first described in the
+# ninth century").
+_HISTORY_DATE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bcentur(?:y|ies)\b", re.IGNORECASE)
+_PAST_MODALS = frozenset({"could", "would", "had"})
+
+
+def tells_past_event(text: str, nlp: Any = None) -> bool:
+    """Whether the first sentence of ``text`` tells something that happened: its main
+    verb in the past ("burned", "could not hire", "were cut", "has risen"), not a
+    copula ("was a port"), and no year or century dating it as history.
+
+    Profiles, which the stories' distractors are, are told in the present ("The hills
+    are covered with pine", "Dock workers earn more") or dated ("opened in 1978").
+    ``nlp`` is a spaCy pipeline (default: the packaged English one).
+
+    Example:
+        >>> tells_past_event("A wildfire near Ostra burned through the hills.")
+        True
+        >>> tells_past_event("The bus company could not hire enough drivers.")
+        True
+        >>> tells_past_event("The hills above Ostra are covered with pine forests.")
+        False
+        >>> tells_past_event("The ferry terminal opened in 1978 and has two berths.")
+        False
+    """
+    if nlp is None:
+        from sarg_integrations._models import load_spacy
+
+        nlp = load_spacy()
+    sentence = next(iter(nlp(text.strip()).sents), None)
+    if sentence is None or _HISTORY_DATE.search(sentence.text):
+        return False
+    # Any verb in the past, read token by token: the small parser often misses the root
+    # ("A wildfire near Ostra burned …" is parsed as a noun phrase).
+    return any(_past_verb(token) for token in sentence)
+
+
+@runtime_checkable
+class EventReader(Protocol):
+    """Tells a document that states something that happened from a profile."""
+
+    def tells_event(self, text: str) -> bool:
+        """Whether ``text`` tells an event (a step a story may start from)."""
+        ...
+
+
+class PastTenseEventReader:
+    """:func:`tells_past_event` with the packaged spaCy pipeline, loaded on first use."""
+
+    def __init__(self, nlp: Any = None) -> None:
+        self._nlp = nlp
+
+    def tells_event(self, text: str) -> bool:
+        if self._nlp is None:
+            from sarg_integrations._models import load_spacy
+
+            self._nlp = load_spacy()
+        return tells_past_event(text, self._nlp)
+
+
+def _past_verb(token: Any) -> bool:
+    """A verb telling the past: "burned", "were cut", "could not hire", "had to cut",
+    "has risen"; not a copula or "had" alone, nor a present passive ("are covered")."""
+    if token.pos_ not in ("VERB", "AUX") or token.dep_ in ("aux", "auxpass"):
+        return False
+    if token.dep_ in ("acl", "amod") and token.sent.root.pos_ in ("VERB", "AUX"):
+        return False  # "the main catches landed at Velmar": a description, not the event
+    auxiliaries = [c for c in token.children if c.dep_ in ("aux", "auxpass")]
+    obliged = token.lemma_ == "have" and any(c.dep_ == "xcomp" for c in token.children)
+    if token.lemma_ in ("be", "have") and not auxiliaries and not obliged:
+        return False
+    if any(a.tag_ in ("VBZ", "VBP") and a.lemma_ == "be" or a.tag_ == "MD" and
+           a.lower_ not in _PAST_MODALS for a in auxiliaries):
+        return False
+    if token.tag_ == "VBD" or any(a.tag_ == "VBD" or a.lower_ in _PAST_MODALS for a in auxiliaries):
+        return True
+    # The present perfect ("cases have risen"), or a past participle read without its
+    # auxiliary ("Mosquitoes bred rapidly") or in a sentence parsed with no finite verb
+    # ("Thousands of tonnes of crude oil leaked …").
+    return token.tag_ == "VBN" and (
+        any(a.lemma_ == "have" for a in auxiliaries)
+        or any(c.dep_ == "nsubj" for c in token.children)
+        or token.sent.root.pos_ not in ("VERB", "AUX")
+    )
+
+
+def names_same_event(a: str, b: str) -> bool:
+    """Whether texts ``a`` and ``b`` share a word of what happened (:func:`event_words`),
+    or one's word heads a compound of the other's ("chip" / "microchips").
+
+    Example:
+        >>> names_same_event("the chip shortage at Orvo", "Orvo could not get microchips")
+        True
+        >>> names_same_event("the chip shortage at Orvo", "Orvo makes phones")
+        False
+    """
+    if not event_words(a).isdisjoint(event_words(b)):
+        return True
+    words_a, words_b = _lower_stems(a), _lower_stems(b)
+    return any(
+        _compound_head(x, y) or _compound_head(y, x) for x in words_a for y in words_b
+    )
+
+
+def _lower_stems(text: str) -> set[str]:
+    # The stems of the words of ``text`` that are not names (no capital).
+    return {_stem(w.lower()) for w in _content(text) if not w[:1].isupper()}
+
+
+def documents_continuing_event(
+    text: str, triples: Sequence[Triple], upstream: bool
+) -> list[str]:
+    """Documents whose triples continue the event ``text`` tells, the asked way.
+
+    ``text`` is a document that tells what a question asks about with no relation of its
+    own ("Hundreds of passengers missed their flights and were stranded"). Upstream, a
+    triple continues it when its effect (name or whole span) or relation names the same
+    event (:func:`names_same_event`: "staff had to process *passengers* by hand");
+    downstream, when its cause does ("*The lack of chips* halted the assembly line" /
+    "Orvo could not get enough *microchips*").
+
+    Returns:
+        The document ids, in the order of ``triples``.
+
+    Example:
+        >>> t = [Triple("check-in system", "without", "staff had to process passengers",
+        ...             document_id="queues"),
+        ...      Triple("Tessa Airlines", "flies to", "40 cities", document_id="profile")]
+        >>> documents_continuing_event("Passengers were stranded.", t, upstream=True)
+        ['queues']
+        >>> documents_continuing_event("Passengers were stranded.", t, upstream=False)
+        []
+    """
+    found: dict[str, None] = {}
+    for t in triples:
+        if upstream:
+            sides = [t.effect, t.effect_text or t.effect, t.relation]
+        else:
+            sides = [t.cause, t.cause_text or t.cause]
+        if any(names_same_event(text, side) for side in sides if side):
+            found.setdefault(t.document_id, None)
+    return list(found)
+
+
+def documents_stating_open_causes(
+    held: Sequence[str],
+    triples: Sequence[Triple],
+    documents: Sequence[SourceDocument],
+    *,
+    from_ends: Collection[str] | None = None,
+    event_reader: EventReader | None = None,
+) -> list[str]:
+    """Documents with no triple that state where the held documents' story starts.
+
+    A story's first step is often an event told with no relation of its own ("In March
+    the government raised tariffs on imported cotton"; "A wildfire near Ostra burned
+    through the hills"), so no triple links it to the next document ("The higher
+    tariffs pushed up the cost …"; "Thick smoke from the fire …"). A document without
+    triples is linked when one of its words names a cause where the held documents'
+    triples stop upstream (:func:`open_ends` that :func:`names_event`): one shared stem
+    of what happened (:func:`event_words`: not a place or company name), or the end's
+    word as the head of a compound ("wildfire" / "the fire"). A profile of the same
+    place ("The hills above Ostra are covered with pine") names no such cause, and a
+    document must tell an event (``event_reader``, default :func:`tells_past_event`):
+    profiles that share the story's words ("The Norbeck textile factory employs 1,200
+    people") are told in the present. ``from_ends``, when given, limits the causes
+    followed to those named in it.
+
+    Returns:
+        The linked document ids, in the order of ``documents``.
+
+    Example:
+        >>> t = [Triple("higher tariffs", "pushed up", "cost", document_id="costs")]
+        >>> docs = [SourceDocument("tariff", "The government raised tariffs on cotton."),
+        ...         SourceDocument("costs", "The higher tariffs pushed up the cost."),
+        ...         SourceDocument("cotton", "Cotton is grown in warm regions.")]
+        >>> documents_stating_open_causes(["costs"], t, docs)
+        ['tariff']
+        >>> docs[0] = SourceDocument("tariff", "Tariffs are set by the government.")
+        >>> documents_stating_open_causes(["costs"], t, docs)
+        []
+    """
+    held_ids = set(held)
+    own = [t for t in triples if t.document_id in held_ids]
+    open_causes = set(open_ends(own, upstream=True))
+    stems: set[str] = set()
+    heads: set[str] = set()
+    for t in own:
+        if t.cause not in open_causes or not names_event(t.cause):
+            continue
+        if from_ends is not None and t.cause not in from_ends:
+            continue
+        for text in {t.cause, t.cause_text or t.cause}:
+            stems |= event_words(text)
+            heads.update(w.lower() for w in _content(text) if not w[:1].isupper())
+    if not stems:
+        return []
+    bearing = {t.document_id for t in triples}
+    candidates = []
+    for doc in documents:
+        if doc.id in held_ids or doc.id in bearing or not doc.text.strip():
+            continue
+        words = [w.lower() for w in _content(doc.text) if not w[:1].isupper()]
+        if not event_words(doc.text).isdisjoint(stems) or any(
+            _compound_head(w, end) for w in words for end in heads
+        ):
+            candidates.append(doc)
+    reader = event_reader or PastTenseEventReader()
+    return [doc.id for doc in candidates if reader.tells_event(doc.text)]
+
+
+def _names_told_event(
+    cause: frozenset[str], told: Sequence[tuple[frozenset[str], frozenset[str]]]
+) -> bool:
+    """Whether a cause names an open end's event by its relation: "*The halt* delayed
+    deliveries" after "The lack of chips *halted* the assembly line". Every word of the
+    cause is the relation's or the effect's, one the relation's: "rising bond yields" is
+    no "gives rise to" Gaucher cells.
+
+    Example:
+        >>> told = [(frozenset({"halt"}), frozenset({"assembl", "line"}))]
+        >>> _names_told_event(frozenset({"halt"}), told)
+        True
+        >>> _names_told_event(frozenset({"halt", "strike"}), told)
+        False
+    """
+    return bool(cause) and any(
+        not cause.isdisjoint(relation) and cause <= relation | effect for relation, effect in told
+    )
+
+
+def _touching(
+    candidate: tuple[frozenset[str], frozenset[str]],
+    held: tuple[frozenset[str], frozenset[str]],
+    upstream: bool | None,
+) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """The (candidate's end, held triple's end) word sets that may name one thing.
+
+    Asked for causes (``upstream``), a triple whose cause names a held cause is left
+    out: it tells another effect of the same thing ("Blasting at the Tamsin quarry
+    cracked the rock" / "The Tamsin quarry produces limestone"); asked for effects,
+    likewise, one whose effect names a held effect (another cause of the same thing).
+    :func:`documents_linked_by_triples` takes such siblings only when they tell an event.
+
+    Example:
+        >>> c, e = frozenset({"tamsin", "quarri"}), frozenset({"limeston"})
+        >>> len(_touching((c, e), (c, frozenset({"rock"})), None))
+        4
+        >>> (c, c) in _touching((c, e), (c, frozenset({"rock"})), upstream=True)
+        False
+    """
+    (cause, effect), (held_cause, held_effect) = candidate, held
+    pairs = [(cause, held_effect), (effect, held_cause)]
+    if upstream is not True:
+        pairs.append((cause, held_cause))
+    if upstream is not False:
+        pairs.append((effect, held_effect))
+    return pairs
+
+
 def _similar_continuations(
     spans: Sequence[str],
     candidates: Sequence[Triple],
@@ -481,10 +779,14 @@ def _similar_continuations(
     similarity: Callable[[Sequence[str], Sequence[str]], Any],
     match: float,
     margin: float,
+    event_reader: EventReader | None = None,
 ) -> list[str]:
     """The documents of ``candidates`` whose continuing end (the effect, or the relation
     and the effect, upstream) is at least ``match`` similar to one of ``spans`` and
-    within ``margin`` of that span's best candidate; in the order of ``candidates``."""
+    within ``margin`` of that span's best candidate; in the order of ``candidates``.
+    With ``event_reader``, only candidates whose sentence tells an event count, for the
+    best as for the margin: a similar span may only share a topic ("Blasting at the
+    Tamsin quarry" / "The Tamsin quarry produces limestone": 0.39)."""
     if not spans or not candidates:
         return []
     sides = [
@@ -497,8 +799,22 @@ def _similar_continuations(
     hits: set[int] = set()
     rows = similarity(list(spans), sides)
     event_rows = similarity(list(spans), events) if events else rows
+    told: dict[int, bool] = {}
+
+    def eligible(i: int) -> bool:
+        # Read only the candidates a score puts in reach, each once.
+        if event_reader is None:
+            return True
+        if i not in told:
+            told[i] = event_reader.tells_event(candidates[i].sentence or sides[i])
+        return told[i]
+
     for row, event_row in zip(rows, event_rows):
         scores = [max(float(x), float(y)) for x, y in zip(row, event_row)]
-        floor = max(match, max(scores) - margin)
-        hits.update(i for i, score in enumerate(scores) if score >= floor)
+        ranked = sorted((i for i, x in enumerate(scores) if x >= match), key=lambda i: -scores[i])
+        best = next((scores[i] for i in ranked if eligible(i)), None)
+        if best is None:
+            continue
+        floor = max(match, best - margin)
+        hits.update(i for i in ranked if scores[i] >= floor and eligible(i))
     return list(dict.fromkeys(candidates[i].document_id for i in sorted(hits)))

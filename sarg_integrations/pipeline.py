@@ -30,6 +30,7 @@ from sarg_integrations.evidence import compile_evidence
 from sarg_integrations.extraction import default_extractor
 from sarg_integrations.extraction.base import TripleExtractor
 from sarg_integrations.extraction.runner import ExtractionRunner, collect
+from sarg_integrations.links import EventReader, PastTenseEventReader
 from sarg_integrations.matching import KeyBERTKeyphraseExtractor, KeyphraseExtractor
 from sarg_integrations.prompting import PromptTemplate
 from sarg_integrations.schema import (
@@ -84,6 +85,10 @@ class SARGPipeline:
             :class:`~sarg_integrations.tasr.OfflineEntityTyper`.
         llm: For TaSR: one language model that both decomposes and types (the
             offline typer stays the fallback for unreadable typing answers).
+        event_reader: An :class:`~sarg_integrations.links.EventReader` telling documents
+            that state an event from profiles (a story's first step often states no
+            relation); default :class:`~sarg_integrations.links.PastTenseEventReader`
+            (the packaged spaCy pipeline, loaded on first use).
 
     Models load lazily on the first run, so constructing a pipeline is cheap.
 
@@ -127,6 +132,7 @@ class SARGPipeline:
         query_decomposer: Any = None,
         entity_typer: Any = None,
         llm: Any = None,
+        event_reader: EventReader | None = None,
     ) -> None:
         if config is not None and not isinstance(config, SARGConfig):
             msg = (
@@ -159,6 +165,12 @@ class SARGPipeline:
             "keyphrase_extractor",
             "pass an object with extract(query) -> list[str]",
         )
+        _require(
+            event_reader,
+            "tells_event",
+            "event_reader",
+            "pass an object with tells_event(text) -> bool",
+        )
         if prompt_template is not None and not isinstance(prompt_template, PromptTemplate):
             msg = f"prompt_template must be a PromptTemplate, got {type(prompt_template).__name__}"
             raise ConfigError(msg, field="prompt_template", value=prompt_template)
@@ -173,6 +185,7 @@ class SARGPipeline:
             ngram_max=self.config.keyphrase_ngram_max,
         )
         self.prompt_template = prompt_template or PromptTemplate()
+        self.event_reader = event_reader or PastTenseEventReader()
         self.tasr_strategy: Any = None
         if self.config.strategy == "tasr" or query_decomposer or entity_typer or llm:
             from sarg_integrations.tasr.strategy import build_tasr_strategy
@@ -335,6 +348,7 @@ class SARGPipeline:
                     for e in found.entry_nodes
                     if e.node in found.graph.graph
                 },
+                event_reader=self.event_reader,
             )
             evidence, prompt, chains = compiled.evidence, compiled.prompt, compiled.chains
             summary.update(

@@ -8,7 +8,7 @@ import random
 import re
 
 import pytest
-from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+from fakes import FixedKeyphrases, HashingEmbedder, PastTenseWords, PatternExtractor
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
 from sarg_integrations._text import count_tokens
@@ -16,14 +16,17 @@ from sarg_integrations.errors import ConfigError
 from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
     COMPARES_NAMED_THINGS,
+    NO_ANCHORED_CHAINS,
     WEAK_ENTRY_MATCH,
     anchored_chains,
+    asked_event_evidence,
     asks_to_compare,
     compile_evidence,
     entry_evidence,
     fill_evidence,
     linked_evidence,
     onward_evidence,
+    source_evidence,
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
@@ -31,8 +34,10 @@ from sarg_integrations.links import (
     bridge_links,
     document_topic,
     documents_linked_by_triples,
+    documents_stating_open_causes,
     names_event,
     node_words,
+    tells_past_event,
 )
 from sarg_integrations.prompting import render_evidence
 from sarg_integrations.schema import (
@@ -192,6 +197,7 @@ def make(config, keyphrase="heavy rain"):
         embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases(keyphrase),
         direction_classifier=CueWordDirectionClassifier(),
+        event_reader=PastTenseWords(),
     )
 
 
@@ -764,7 +770,11 @@ def test_upstream_an_open_end_may_name_the_event_of_a_relation():
     triples = [Triple("fire", "halted", "production of insulin pens", document_id="fire"),
                _t("halt", "deliveries cut", "supply")]
     assert documents_linked_by_triples(["supply"], triples, upstream=True) == ["fire"]
-    assert documents_linked_by_triples(["fire"], triples, upstream=False) == []
+    # Downstream too: "the halt" names the open end's event by its relation.
+    assert documents_linked_by_triples(["fire"], triples, upstream=False) == ["supply"]
+    # Not a cause with a word of its own ("rising bond yields" / "gives rise to").
+    other = [triples[0], _t("halt of imports", "deliveries cut", "supply")]
+    assert documents_linked_by_triples(["fire"], other, upstream=False) == []
 
 
 def test_a_one_word_event_in_lower_case_is_an_open_end():
@@ -813,6 +823,75 @@ def test_similar_spans_continue_a_story_that_shares_no_word():
     assert documents_linked_by_triples(
         ["closure"], SCHOOL[:3], upstream=False, similarity=similar
     ) == []
+
+
+class _NoEvents:
+    """An event reader for which nothing is news."""
+
+    def tells_event(self, text):
+        return False
+
+
+class _TellsPast:
+    """An event reader: a sentence tells an event when it says "stopped" or "closed"."""
+
+    def tells_event(self, text):
+        return "stopped" in text or "closed" in text
+
+
+def test_given_an_event_reader_only_a_sentence_telling_an_event_links_by_similarity():
+    # "The school has 240 pupils" may be the span most like the open end; it tells no event.
+    similar = _similar_to({("cold", "boilers"): 0.30, ("cold", "240"): 0.33})
+    school = [
+        *SCHOOL[:3],
+        Triple("school", "has", "240 pupils", document_id="profile",
+               sentence="The school has 240 pupils."),
+    ]
+    school[1] = Triple("no heating oil", "causes", "boilers stopped working",
+                       document_id="boilers", sentence="With no oil, the boilers stopped working.")
+    linked = documents_linked_by_triples(["closure"], school, upstream=True, similarity=similar)
+    assert linked == ["boilers", "profile"]
+    linked = documents_linked_by_triples(
+        ["closure"], school, upstream=True, similarity=similar, event_reader=_TellsPast()
+    )
+    assert linked == ["boilers"]
+
+
+def test_a_question_for_causes_takes_no_other_effect_of_a_held_cause():
+    # "Blasting at the Tamsin quarry cracked the rock" / "The Tamsin quarry produces
+    # limestone": the two causes share two words, but the profile tells another effect.
+    triples = [
+        _t("blasting at Tamsin quarry", "cracked rock", "blast"),
+        _t("Tamsin quarry", "limestone", "profile"),
+    ]
+    assert documents_linked_by_triples(["blast"], triples, upstream=True) == []
+    assert documents_linked_by_triples(["blast"], triples, upstream=False) == ["profile"]
+    assert documents_linked_by_triples(["blast"], triples) == ["profile"]
+    # Likewise a question for effects takes no other cause of a held effect.
+    triples = [_t("storm", "damage to roads", "storm"), _t("flood", "damage to roads", "flood")]
+    assert documents_linked_by_triples(["storm"], triples, upstream=False) == []
+    assert documents_linked_by_triples(["storm"], triples, upstream=True) == ["flood"]
+
+
+def test_a_sibling_that_tells_an_event_still_links():
+    # "The Fed raised its interest rates" beside "the interest rate differential" (the
+    # answer to why the peso's rally may end): news, not a profile.
+    triples = [
+        Triple("interest rate differential", "is", "Philippines", document_id="held",
+               sentence="The interest rate differential matters for the Philippines."),
+        Triple("Fed raised interest rates", "causes", "rally nearing end", document_id="fed",
+               sentence="The rally may end after the Fed raised interest rates."),
+        Triple("interest rate cuts", "causes", "growth", document_id="profile",
+               sentence="Interest rate cuts usually spur growth."),
+    ]
+
+    class Past:
+        def tells_event(self, text):
+            return "raised" in text
+
+    assert documents_linked_by_triples(["held"], triples, upstream=True) == []
+    found = documents_linked_by_triples(["held"], triples, upstream=True, event_reader=Past())
+    assert found == ["fed"]
 
 
 def test_only_the_best_similar_spans_link_within_the_margin():
@@ -877,8 +956,12 @@ def _brute_force_linked(start, triples, rounds, upstream, similarity=None):
 
     taken, new, linked = set(start), [d for d in start if d in of], []
     for _ in range(rounds):
-        names = [stems(n) for d in new for t in of[d] for n in (t.cause, t.effect)]
-        ends, spans = [], []
+        # (held end, role) of the new documents' triples; a question for causes takes no
+        # candidate cause naming a held cause, one for effects no effect naming an effect.
+        names = [(stems(n), role) for d in new for t in of[d]
+                 for n, role in ((t.cause, "cause"), (t.effect, "effect"))]
+        barred = {True: ("cause", "cause"), False: ("effect", "effect")}.get(upstream)
+        ends, spans, told_events = [], [], []
         if upstream is not None:
             for d in new:
                 inner = {t.effect if upstream else t.cause for t in of[d]}
@@ -886,6 +969,8 @@ def _brute_force_linked(start, triples, rounds, upstream, similarity=None):
                     name, span = (t.cause, t.cause_text) if upstream else (t.effect, t.effect_text)
                     if name not in inner and event(name):
                         ends.append(stems(name) | (stems(span) if len(stems(name)) >= 2 else set()))
+                        if upstream is False:  # downstream, the end told with its relation
+                            told_events.append((stems(t.relation), stems(span or name)))
                         if not capitalised(name) and (span or name) not in spans:
                             spans.append(span or name)
         first_link = {}  # document -> position of its first triple that links
@@ -893,10 +978,16 @@ def _brute_force_linked(start, triples, rounds, upstream, similarity=None):
             if d in taken:
                 continue
             for t in of[d]:
-                near = any(len(stems(n) & m) >= 2 for n in (t.cause, t.effect) for m in names)
+                near = any(len(stems(n) & m) >= 2 and (own, role) != barred
+                           for n, own in ((t.cause, "cause"), (t.effect, "effect"))
+                           for m, role in names)
                 told = stems(t.effect) | stems(t.relation) if upstream else stems(t.cause)
                 goes_on = upstream is not None and any(told & e for e in ends)
-                if near or goes_on:
+                cause = stems(t.cause)
+                by_relation = bool(cause) and any(
+                    cause & r and cause <= r | e for r, e in told_events
+                )
+                if near or goes_on or by_relation:
                     first_link[d] = triples.index(t)
                     break
         found = sorted(first_link, key=first_link.get)
@@ -1018,6 +1109,7 @@ def test_an_unsure_walk_both_ways_still_asks_for_causes(monkeypatch, scores, ask
         embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases("crop damage"),
         direction_classifier=_UnsureDirection(scores),
+        event_reader=PastTenseWords(),
     )
     result = pipeline.run("Why did crop damage happen?", STORY)
     # The traversal walks both ways; the evidence policy reads what the question asks.
@@ -1083,3 +1175,241 @@ def test_only_the_fill_is_linked_on():
     held += [EvidencePassage("catch", CORAL[2].text, (), selected_by="relevance")]
     held[1] = EvidencePassage("bleaching", CORAL[1].text, (), selected_by="bridge")
     assert onward_evidence(CORAL, held, CORAL_TRIPLES, "forward") == []
+
+
+# ------------------------------------------------------- documents stating a story's start
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+@pytest.mark.parametrize(
+    ("text", "event"),
+    [
+        ("In March the government raised tariffs on imported cotton.", True),
+        ("A wildfire near Ostra burned through the hills for six days.", True),  # root misparsed
+        ("The Marno bus company could not hire enough drivers this autumn.", True),
+        ("Thousands of tonnes of crude oil leaked onto the beaches.", True),
+        ("The plant had to cut its output by half.", True),
+        ("Measles cases have risen sharply.", True),
+        ("Six school routes were cut.", True),
+        ("The hills above Ostra are covered with pine and oak forests.", False),
+        ("The Norbeck textile factory employs 1,200 people and makes cotton shirts.", False),
+        ("Ostra is a market town of about 9,000 people.", False),
+        ("Desert locusts can travel up to 150 kilometres a day.", False),
+        ("Cod and hake are the main catches landed at Velmar.", False),
+        ("The ferry terminal opened in 1978 and has two berths.", False),  # dated: history
+        ("Measles was first described in the ninth century.", False),
+        ("The port was a busy place.", False),  # a copula tells no event
+        ("", False),
+    ],
+)
+def test_which_documents_tell_a_past_event(text, event):
+    assert tells_past_event(text) is event
+
+
+STORY_START = [
+    SourceDocument("tariff", "In March the government raised tariffs on imported cotton."),
+    SourceDocument("costs", "The higher tariffs pushed up the cost of raw material."),
+    SourceDocument("profile", "The factory employs 1,200 people and makes cotton shirts."),
+    SourceDocument("history", "Tariffs on cotton were first raised in 1922."),
+    SourceDocument("fire", "A wildfire near Ostra burned through the hills."),
+    SourceDocument("smoke", "Smoke from the fire drifted over Ostra."),
+    SourceDocument("town", "Ostra grew quickly after the war."),
+]
+STORY_START_TRIPLES = [
+    Triple("higher tariffs", "pushed up", "cost of raw material", document_id="costs"),
+    Triple("smoke from fire", "drifted over", "Ostra", document_id="smoke"),
+]
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+def test_a_document_telling_where_the_story_starts_is_linked_by_one_shared_stem():
+    # "raised tariffs" / the open cause "higher tariffs"; the profile shares "cotton" with
+    # the tariff document but no word with the open cause; the tariffs' history is dated.
+    found = documents_stating_open_causes(["costs"], STORY_START_TRIPLES, STORY_START)
+    assert found == ["tariff"]
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+def test_the_open_causes_word_may_head_a_compound_and_a_place_name_links_nothing():
+    # "wildfire" / "the fire"; "Ostra grew quickly" tells an event in the same place only.
+    found = documents_stating_open_causes(["smoke"], STORY_START_TRIPLES, STORY_START)
+    assert found == ["fire"]
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+def test_a_document_with_triples_or_already_held_is_not_linked_this_way():
+    stated = Triple("government", "raised", "tariffs", document_id="tariff")
+    triples = [*STORY_START_TRIPLES, stated]
+    assert documents_stating_open_causes(["costs"], triples, STORY_START) == []
+    held = ["costs", "tariff"]
+    assert documents_stating_open_causes(held, STORY_START_TRIPLES, STORY_START) == []
+
+
+def test_only_causes_where_the_story_stops_are_followed():
+    # The tariffs are explained by a held triple: no open cause names them.
+    explained = Triple("trade dispute", "raised", "higher tariffs", document_id="x")
+    triples = [*STORY_START_TRIPLES, explained]
+    assert documents_stating_open_causes(["costs", "x"], triples, STORY_START) == []
+    # from_ends limits the causes followed.
+    assert documents_stating_open_causes(
+        ["costs"], STORY_START_TRIPLES, STORY_START, from_ends={"something else"}
+    ) == []
+
+
+class _Dated:
+    def tells_event(self, text):
+        return "1922" in text
+
+
+def test_what_tells_an_event_is_injected():
+    found = documents_stating_open_causes(
+        ["costs"], STORY_START_TRIPLES, STORY_START, event_reader=_Dated()
+    )
+    assert found == ["history"]
+    held = [EvidencePassage("costs", STORY_START[1].text, (0,))]
+    found = source_evidence(
+        STORY_START, held, STORY_START_TRIPLES, "backward", event_reader=_Dated()
+    )
+    assert [p.document_id for p in found] == ["history"]
+
+
+def test_the_pipeline_passes_its_event_reader_and_checks_it():
+    with pytest.raises(ConfigError, match="event_reader"):
+        SARGPipeline(extractor=PatternExtractor(), embedder=HashingEmbedder(),
+                     keyphrase_extractor=FixedKeyphrases("x"), event_reader=object())
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+def test_source_evidence_follows_the_question_direction():
+    held = [EvidencePassage("smoke", STORY_START[5].text, (0,))]
+    for direction in ("backward", "forward"):
+        found = source_evidence(STORY_START, held, STORY_START_TRIPLES, direction,
+                                starts=["smoke from fire"])
+        assert [(p.document_id, p.selected_by) for p in found] == [("fire", "linked")]
+    # For effects, only the chains' first nodes (the asked event) are followed upstream.
+    assert source_evidence(STORY_START, held, STORY_START_TRIPLES, "forward", starts=["x"]) == []
+    # A question asking neither way is filled by relevance instead.
+    assert source_evidence(STORY_START, held, STORY_START_TRIPLES, "bidirectional") == []
+    assert source_evidence(STORY_START, held, STORY_START_TRIPLES, None) == []
+
+
+def test_the_pipeline_links_the_document_telling_the_storys_start_with_its_event_reader():
+    docs = [
+        {"id": "storm", "text": "A winter storm battered the coast for three days."},
+        {"id": "damage", "text": "Storm damage leads to power cuts."},
+        {"id": "cuts", "text": "Power cuts results in closed schools."},
+        {"id": "coast", "text": "The coast is popular with storm chasers."},
+    ]
+    pipeline = SARGPipeline(
+        SARGConfig(similarity_threshold=0.6),
+        extractor=PatternExtractor(lowercase=True),
+        embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("closed schools"),
+        direction_classifier=CueWordDirectionClassifier(),
+        event_reader=PastTenseWords(),
+    )
+    result = pipeline.run("Why were schools closed?", docs)
+    held = [(p.document_id, p.selected_by) for p in result.evidence]
+    # "battered" tells an event and "storm" is where the chain stops upstream; the
+    # profile names the storm too, but tells no event.
+    assert ("storm", "linked") in held and "coast" not in dict(held)
+    pipeline.event_reader = _NoEvents()
+    held = [p.document_id for p in pipeline.run("Why were schools closed?", docs).evidence]
+    assert "storm" not in held
+
+
+# ------------------------------------------------------------ the asked event's document
+
+CHECKIN = [
+    SourceDocument("update", "A faulty update crashed the airline's check-in system."),
+    SourceDocument("queues", "Without the check-in system, staff processed passengers by hand."),
+    SourceDocument("stranded", "Hundreds of passengers missed their flights and were stranded."),
+    SourceDocument("airline", "Tessa Airlines flies to 40 cities."),
+]
+CHECKIN_TRIPLES = [
+    Triple("faulty update", "crashed", "airline's check-in system", document_id="update"),
+    Triple("check-in system", "without", "staff processed passengers", document_id="queues"),
+    Triple("Tessa Airlines", "flies to", "40 cities", document_id="airline"),
+]
+
+
+def _chain_in(*docs):
+    hops = tuple(ChainHop("a", "b", "causes", RelationType.CAUSAL, True, (d,), ("",))
+                 for d in docs)
+    return ReasoningChain(("a",) + ("b",) * len(docs), hops, 1.0, Direction.BACKWARD)
+
+
+def test_the_asked_events_document_anchors_the_chains_that_continue_it():
+    chains = [_chain_in("update"), _chain_in("queues"), _chain_in("airline")]
+    relevance = {"airline": 0.6, "stranded": 0.5, "queues": 0.3, "update": 0.2}
+    query = "Why were Tessa Airlines passengers stranded?"
+    found, kept = asked_event_evidence(query, CHECKIN, chains, CHECKIN_TRIPLES, relevance,
+                                       "backward", PastTenseWords())
+    assert [(p.document_id, p.selected_by) for p in found] == [("stranded", "entry")]
+    # "passengers" links the queues; "check-in system" the update; not the profile.
+    assert [c.document_ids for c in kept] == [("update",), ("queues",)]
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"direction": "bidirectional"}, "a question asking neither way"),
+        ({"direction": "forward"}, "nothing continues the stranding downstream"),
+        ({"relevance": {"airline": 0.6, "update": 0.5, "queues": 0.3, "stranded": 0.2}},
+         "the document is not among the two most relevant"),
+        ({"query": "Why did the airline's profits fall?"}, "it does not name the asked event"),
+        ({"reader": _TellsPast()}, "it tells no event (by this reader)"),
+    ],
+)
+def test_no_asked_events_document_without_all_its_conditions(change, why):
+    args = {
+        "query": "Why were Tessa Airlines passengers stranded?",
+        "relevance": {"airline": 0.6, "stranded": 0.5, "queues": 0.3, "update": 0.2},
+        "direction": "backward",
+        "reader": PastTenseWords(),
+    }
+    args.update(change)
+    chains = [_chain_in("update"), _chain_in("queues")]
+    found = asked_event_evidence(args["query"], CHECKIN, chains, CHECKIN_TRIPLES,
+                                 args["relevance"], args["direction"], args["reader"])
+    assert found == ([], []), why
+
+
+def test_a_document_with_triples_is_not_taken_for_the_asked_events():
+    triples = [*CHECKIN_TRIPLES, Triple("crash", "stranded", "passengers", document_id="stranded")]
+    chains = [_chain_in("update"), _chain_in("queues")]
+    relevance = {"airline": 0.6, "stranded": 0.5, "queues": 0.3, "update": 0.2}
+    assert asked_event_evidence("Why were passengers stranded?", CHECKIN, chains, triples,
+                                relevance, "backward", PastTenseWords()) == ([], [])
+
+
+def test_the_pipeline_anchors_chains_from_the_asked_events_document_instead_of_falling_back():
+    docs = [
+        {"id": "cuts", "text": "Power cuts results in cold pipes."},
+        {"id": "burst", "text": "Hundreds of water pipes burst in Velden overnight."},
+        {"id": "town", "text": "Velden water pipes and Velden chimneys are old."},
+        {"id": "museum", "text": "The museum has a garden."},
+    ]
+
+    class Burst:  # an event reader: the burst is news, the rest profiles
+        def tells_event(self, text):
+            return "burst" in text
+
+    def run(reader):
+        return SARGPipeline(
+            SARGConfig(similarity_threshold=0.0),
+            extractor=PatternExtractor(lowercase=True),
+            embedder=HashingEmbedder(),
+            keyphrase_extractor=FixedKeyphrases("water pipes burst"),
+            direction_classifier=CueWordDirectionClassifier(),
+            event_reader=reader,
+        ).run("Why did water pipes burst in Velden?", docs)
+
+    # Without the asked event's document the one-document chain is not anchored.
+    before = run(_NoEvents())
+    assert before.used_fallback and before.fallback_reason == NO_ANCHORED_CHAINS
+    result = run(Burst())
+    assert not result.used_fallback
+    assert [c.document_ids for c in result.chains] == [("cuts",)]
+    held = [(p.document_id, p.selected_by) for p in result.evidence]
+    assert held[:2] == [("burst", "entry"), ("cuts", "chain")]

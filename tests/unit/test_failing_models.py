@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from fakes import CLEAN, FixedKeyphrases, HashingEmbedder, PatternExtractor
+from fakes import CLEAN, FixedKeyphrases, HashingEmbedder, PastTenseWords, PatternExtractor
 
 from sarg_integrations import LLMTripleExtractor, SARGConfig, SARGPipeline
 from sarg_integrations.direction import CueWordDirectionClassifier
@@ -51,6 +51,7 @@ def make_pipeline(extractor: Any, **config: Any) -> SARGPipeline:
         embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases("heavy rain"),
         direction_classifier=CueWordDirectionClassifier(),
+        event_reader=PastTenseWords(),
     )
 
 

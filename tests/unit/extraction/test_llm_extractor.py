@@ -10,7 +10,15 @@ import time
 from typing import Any
 
 import pytest
-from fakes import CLEAN, T_CROPS, T_RAIN, FixedKeyphrases, HashingEmbedder, echo_answer
+from fakes import (
+    CLEAN,
+    T_CROPS,
+    T_RAIN,
+    FixedKeyphrases,
+    HashingEmbedder,
+    PastTenseWords,
+    echo_answer,
+)
 
 from sarg_integrations import LLMTripleExtractor, SARGConfig, SARGPipeline
 from sarg_integrations.direction import CueWordDirectionClassifier
@@ -441,6 +449,7 @@ def pipeline(extractor: LLMTripleExtractor) -> SARGPipeline:
         embedder=HashingEmbedder(),
         direction_classifier=CueWordDirectionClassifier(),
         keyphrase_extractor=FixedKeyphrases("heavy rain"),
+        event_reader=PastTenseWords(),
     )
 
 

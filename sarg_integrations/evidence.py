@@ -64,6 +64,7 @@ __all__ = [
     "WEAK_ENTRY_MATCH",
     "CompiledEvidence",
     "anchored_chains",
+    "asked_event_evidence",
     "asks_cause_or_effect",
     "asks_to_compare",
     "backed_chains",
@@ -74,9 +75,8 @@ __all__ = [
     "fill_evidence",
     "linked_evidence",
     "onward_evidence",
-    "asked_event_evidence",
-    "source_evidence",
     "passage_tokens",
+    "source_evidence",
 ]
 
 CHAIN_ANCHOR_SHARE = 0.3
@@ -290,10 +290,13 @@ def compile_evidence(
       (:func:`anchored_chains`: through one of the documents most relevant to the
       query, or across documents; once one starts at the node naming the asked event,
       only those from entry nodes close to a key phrase) stay in the prompt; when
-      none is, the prompt is the fallback's (:data:`NO_ANCHORED_CHAINS`). Then the
+      none is, the document telling the asked event with no relation of its own may
+      anchor the chains that continue it (:func:`asked_event_evidence`), else the
+      prompt is the fallback's (:data:`NO_ANCHORED_CHAINS`). Then the
       budget is filled in order of trust: the anchored chains' documents, the
       documents linked to them by near-miss triples or similar open ends
-      (:func:`documents_linked_by_triples`), the most relevant document when no entry
+      (:func:`documents_linked_by_triples`), those telling where the story starts with
+      no relation (:func:`source_evidence`), the most relevant document when no entry
       node matches a key phrase at :data:`WEAK_ENTRY_MATCH` (these are kept whole even
       past the budget), then documents by bridge-guided
       relevance while they fit (on fallback: those documents alone, the first even past
@@ -327,6 +330,7 @@ def compile_evidence(
         entry_documents: Entry node → the documents whose triples name it (for
             :func:`entry_evidence`).
         event_reader: Tells the documents that state an event from profiles (for
+            :func:`asked_event_evidence`, :func:`linked_evidence` and
             :func:`source_evidence`).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
@@ -382,15 +386,13 @@ def compile_evidence(
             if evidence:
                 # Kept whole even past the budget: they carry the chain's missing links (a
                 # variant that made them fit the budget scored lower on ESTER, 87.5 vs 89.1 %).
+                starts = [chain.nodes[0] for chain in chains if chain.nodes]
                 evidence += linked_evidence(
                     documents, evidence, triples, direction, embedder,
-                    starts=[chain.nodes[0] for chain in chains if chain.nodes],
-                    event_reader=event_reader,
+                    starts=starts, event_reader=event_reader,
                 )
                 evidence += source_evidence(
-                    documents, evidence, triples, direction,
-                    starts=[chain.nodes[0] for chain in chains if chain.nodes],
-                    event_reader=event_reader,
+                    documents, evidence, triples, direction, starts, event_reader
                 )
                 evidence += entry_evidence(
                     documents, evidence, chains, entry_similarity, entry_documents, relevance
@@ -602,6 +604,24 @@ def asked_event_evidence(
     Returns:
         ``([], [])`` when no such document or no such chain exists (a question asking
         neither way, too).
+
+    Example:
+        >>> from sarg_integrations.schema import ChainHop, RelationType
+        >>> docs = [SourceDocument("q", "Without the system, staff processed passengers."),
+        ...         SourceDocument("s", "Hundreds of passengers were stranded.")]
+        >>> triples = [Triple("system", "without", "staff processed passengers",
+        ...                   document_id="q")]
+        >>> hop = ChainHop("system", "staff processed passengers", "without",
+        ...                RelationType.CAUSAL, True, ("q",), ("",))
+        >>> chain = ReasoningChain(("staff processed passengers", "system"), (hop,), 1.0,
+        ...                        Direction.BACKWARD)
+        >>> class Past:
+        ...     def tells_event(self, text):
+        ...         return "stranded" in text
+        >>> found, kept = asked_event_evidence("Why were passengers stranded?", docs,
+        ...     [chain], triples, {"s": 0.9, "q": 0.2}, "backward", Past())
+        >>> [(p.document_id, p.selected_by) for p in found], len(kept)
+        ([('s', 'entry')], 1)
     """
     asked = None if direction is None else Direction(direction)
     upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)

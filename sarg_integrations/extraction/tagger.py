@@ -392,6 +392,7 @@ class TaggerExtractor:
             before = window[k - 1] if k > 0 else carry.sentence
             previous = before if before is not None and before.document == sent.document else None
             seen: set[tuple[str, str, str]] = set()
+            emitted: list[tuple[Any, str]] = []  # (relation, its effect's name)
             for rel in relations[k]:
                 signal = _signal_text(sent.text, rel)
                 if _schedules(doc, rel):
@@ -452,6 +453,8 @@ class TaggerExtractor:
                 if key in seen:
                     continue
                 seen.add(key)
+                if not cross:
+                    emitted.append((rel, effect))
                 last_effect[k] = effect
                 results[sent.document].append(
                     Triple(
@@ -470,6 +473,30 @@ class TaggerExtractor:
                         effect_text=effect_text,
                     )
                 )
+            # ", and waiting times doubled": a past clause with its own subject joined to
+            # a relation's effect clause tells what that effect led to.
+            for head, start, end in _and_consequences(doc):
+                for rel, effect in emitted:
+                    spans = [rel.effect, *([rel.signal] if rel.signal else [])]
+                    if not any(a <= head.idx < b for a, b in spans):
+                        continue
+                    outcome = _name(doc, (start, end))
+                    key = (effect.casefold(), "and", outcome.casefold())
+                    if not outcome or _bare_pronoun(outcome) or key in seen:
+                        continue
+                    seen.add(key)
+                    last_effect[k] = outcome
+                    results[sent.document].append(
+                        Triple(
+                            cause=effect, relation="and", effect=outcome,
+                            relation_type=RelationType.TEMPORAL,
+                            document_id=document.id, sentence=sent.text,
+                            sentence_span=(sent.start, sent.end),
+                            cause_text=sent.text[slice(*rel.effect)],
+                            effect_text=sent.text[start:end],
+                        )
+                    )
+                    break
         if window:
             carry.sentence = window[-1]
             carry.last_effect = last_effect.get(len(window) - 1)
@@ -754,6 +781,38 @@ def _object_antecedent(doc: Any, relation: Any) -> str | None:
     rest = doc[effect[1].i : effect.end]
     state = rest.text.strip(" ,;.")
     return f"{antecedent} {state}" if antecedent and state else None
+
+
+def _and_consequences(doc: Any) -> list[tuple[Any, int, int]]:
+    """", and Y" clauses: a past clause with its own subject, joined by a comma and
+    "and" to a clause's verb, as (that verb, the clause's first char, its end).
+
+    "The extra patients overwhelmed the clinic's four doctors, *and waiting times
+    doubled*"; "… closed the pass road, *and the valley's villages were cut off*".
+    """
+    out = []
+    for token in doc:
+        head = token.head
+        if token.dep_ != "conj" or token.pos_ not in ("VERB", "AUX"):
+            continue
+        if head.pos_ not in ("VERB", "AUX") or head.i >= token.i:
+            continue
+        subjects = [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")]
+        joined = any(
+            c.dep_ == "cc" and c.lower_ == "and" and head.i < c.i < token.i
+            and c.i > 0 and doc[c.i - 1].text == ","
+            for c in head.children
+        )
+        past = token.tag_ == "VBD" or any(
+            c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in token.children
+        )
+        if not subjects or not joined or not past:
+            continue
+        last = token.right_edge
+        while last.i > token.i and last.is_punct:
+            last = doc[last.i - 1]
+        out.append((head, subjects[0].left_edge.idx, last.idx + len(last)))
+    return out
 
 
 def _bare_pronoun(name: str) -> bool:

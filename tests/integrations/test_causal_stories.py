@@ -23,9 +23,10 @@ KNOWN_MISSES = {
     # similar-span links where no word is shared (school, blackout, market, exams,
     # vineyard), one-word open ends in lower case (rail, honey), the document stating the
     # best entry node when no chain starts at the asked event (ferry).
-    # "The flu wave filled the beds …, and waiting times … rose": the extractor reads no
-    # relation into the waiting times (a bare "and"), so no node names what is asked.
-    "flu": "no triple names the waiting times: the query falls back",
+    # "The flu wave filled the beds …, and waiting times … rose" is now read (beds -> and
+    # -> waiting times rose), and every chain document is in, with a distractor: "Flu
+    # vaccines are updated every year" shares two words with "flu vaccinations".
+    "flu": "the vaccines profile comes in with the chain (two shared words)",
     # "Without that connection, no customer could log in": "that connection" is the
     # previous document's "server's connection to the customer database", an anaphor
     # across documents the graph does not resolve; the one-document chain is not anchored.
@@ -102,14 +103,8 @@ KNOWN_MISSES = {
     # -> "ferry pier unsafe for boarding"), and tram, as a shared place name ("Oslin") no
     # longer continues the story, and varroa, as a cause naming how a thing came about
     # ("an outbreak of varroa mites") continues the story upstream of that thing ("mites").
-    # "As a result, the vineyards produced less …" opens a one-sentence document: its
-    # cause is in another document, and no node names the small harvest: fallback.
-    "serra": "a cross-document 'As a result': no node names the asked harvest",
-    # "… overwhelmed the clinic's four doctors, and waiting times doubled": the "and"
-    # clause is not read as a result, so no node names the asked event. The patients
-    # document ("Its patients were sent to the Haldon clinic") is taken for the asked
-    # event's and anchors the closure; the doctors document stays out.
-    "clinic": "', and waiting times doubled' is no relation: the waits document stays out",
+    # Serra, clinic (and tarn, below) pass since a past clause with its own subject after
+    # ", and" tells what the effect before it led to ("…, and waiting times doubled").
     # A fifteenth set (vettar, marlo, printer, wells, pell), written on 2026-12-03 after the
     # fourteenth set's changes and run once on that final code: marlo, printer and wells
     # passed.
@@ -141,9 +136,6 @@ KNOWN_MISSES = {
     # document with no triple is linked upstream only (linking one downstream too passed
     # this story but let "The central library was designed by a local architect" into pell).
     "nurses": "the last document states no relation and is downstream: it stays out",
-    # "… closed the Tarn pass road, and the valley's villages were cut off": the node name
-    # drops the villages, so no entry node matches the question: fallback.
-    "tarn": "the asked 'villages were cut off' is no node's name: the query falls back",
     # "The Lorsk power station burns coal" is anchored by its entry node (1.0); the node
     # naming the asked event ("Lorsk power station shut down") has no effect of its own,
     # as "Its shutdown" is another node.
@@ -156,6 +148,7 @@ KNOWN_MISSES = {
 # bridged from the update document (both name "Palo Bank").
 KNOWN_DISTRACTORS = {
     "bank": "on fallback the bank's profile is bridged in from the update document",
+    "flu": "'Flu vaccines are updated every year' shares 'flu vaccin' with the chain",
     # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
     # in 1961" (a real temporal triple of the dam's history) shares its stem "reservoir".
     "reservoir": "the dam's history shares the stem 'reservoir' with the open end's span",
@@ -168,11 +161,9 @@ KNOWN_DISTRACTORS = {
     # shares the stem "coffee" with the open end "coffee plants on lower slopes".
     "ketar": "the 1911 eruption carries the chain; the altitude document shares 'coffee'",
     "varo": "the maker's profile ('builds cars') carries the anchored chain",
-    "serra": "on fallback the valley's profile is among the most relevant documents",
     "vettar": "on fallback the town's profile is bridged in from the water document",
     "fishery": "the plant's profile carries an anchored chain",
     "gazette": "the ink's profile carries an anchored chain",
-    "tarn": "on fallback the valley's profile is among the most relevant documents",
     "lorsk": "the station's profile carries the anchored chain",
 }
 

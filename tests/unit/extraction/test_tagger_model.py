@@ -350,3 +350,37 @@ def test_bfloat16_reads_the_obvious_pair_as_float32_does() -> None:
     fast = TaggerExtractor(precision="bfloat16").extract(doc)
     plain = TaggerExtractor().extract(doc)
     assert [(t.cause, t.effect) for t in fast] == [(t.cause, t.effect) for t in plain] != []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cause", "outcome"),
+    [
+        ("The extra patients overwhelmed the clinic's four doctors, and waiting times doubled.",
+         "clinic's four doctors", "waiting times doubled"),
+        ("Fearing avalanches, the authorities closed the Tarn pass road, and the valley's "
+         "villages were cut off.", "authorities closed the Tarn pass road", "villages cut off"),
+    ],
+)
+def test_a_past_clause_after_a_comma_and_and_tells_what_the_effect_led_to(
+    tagger, sentence, cause, outcome
+) -> None:
+    # The asked outcome ("Why did waiting times double?") was no node's name.
+    triples = tagger.extract(SourceDocument("d", sentence))
+    assert any(
+        t.cause == cause and t.relation == "and" and outcome in t.effect for t in triples
+    ), [(t.cause, t.relation, t.effect) for t in triples]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The storm damaged the roof, and the owners are worried.",  # a present clause
+        "The storm damaged the roof and cracked the windows.",  # no subject of its own
+        "The storm damaged the roof and the windows broke.",  # no comma
+    ],
+)
+def test_no_and_reading_without_a_past_clause_of_its_own_after_a_comma(tagger, sentence) -> None:
+    triples = tagger.extract(SourceDocument("d", sentence))
+    assert not any(t.relation == "and" for t in triples), [
+        (t.cause, t.relation, t.effect) for t in triples
+    ]

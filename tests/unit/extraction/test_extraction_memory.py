@@ -28,6 +28,9 @@ class _Doc:
     def char_span(self, *_: Any, **__: Any) -> None:
         return None  # no tokens: the tagger's negation check finds none
 
+    def __iter__(self) -> Any:
+        return iter(())  # no tokens: no ", and" clause either
+
 
 class _RecordingNLP:
     """A spaCy stand-in that records the batch size and the texts it is given."""

@@ -77,6 +77,7 @@ __all__ = [
     "onward_evidence",
     "passage_tokens",
     "source_evidence",
+    "whole_passages",
 ]
 
 CHAIN_ANCHOR_SHARE = 0.3
@@ -544,7 +545,6 @@ def linked_evidence(
     ``event_reader``)."""
     asked = None if direction is None else Direction(direction)
     upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
-    by_id = {d.id: d for d in documents}
     similarity = None
     if embedder is not None:
         from sarg_integrations.embedding import cosine_matrix
@@ -567,9 +567,24 @@ def linked_evidence(
             )
             if d not in ids
         ]
+    return whole_passages(documents, ids, "linked")
+
+
+def whole_passages(
+    documents: Sequence[SourceDocument], ids: Sequence[str], selected_by: str
+) -> list[EvidencePassage]:
+    """The non-empty documents named by ``ids``, in that order, as whole passages picked
+    ``selected_by``.
+
+    Example:
+        >>> docs = [SourceDocument("a", "Rain fell."), SourceDocument("b", " ")]
+        >>> [(p.document_id, p.selected_by) for p in whole_passages(docs, ["b", "a"], "linked")]
+        [('a', 'linked')]
+    """
+    by_id = {d.id: d for d in documents}
     return [
         EvidencePassage(
-            doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by="linked"
+            doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by=selected_by
         )
         for doc_id in ids
         if doc_id in by_id and by_id[doc_id].text.strip()
@@ -642,10 +657,7 @@ def asked_event_evidence(
         story = continuing + documents_linked_by_triples(continuing, triples, upstream=upstream)
         kept = [c for c in chains if not set(c.document_ids).isdisjoint(story)]
         if kept:
-            passage = EvidencePassage(
-                doc.id, doc.text, (), dict(doc.metadata), selected_by="entry"
-            )
-            return [passage], kept
+            return whole_passages(documents, [doc_id], "entry"), kept
     return [], []
 
 
@@ -678,17 +690,11 @@ def source_evidence(
     if asked not in (Direction.BACKWARD, Direction.FORWARD):
         return []
     from_ends = set(starts) if asked is Direction.FORWARD else None
-    by_id = {d.id: d for d in documents}
     ids = documents_stating_open_causes(
         [p.document_id for p in evidence], triples, documents,
         from_ends=from_ends, event_reader=event_reader,
     )
-    return [
-        EvidencePassage(
-            doc_id, by_id[doc_id].text, (), dict(by_id[doc_id].metadata), selected_by="linked"
-        )
-        for doc_id in ids
-    ]
+    return whole_passages(documents, ids, "linked")
 
 
 def onward_evidence(
@@ -787,8 +793,7 @@ def _most_relevant(
     top = min(relevance, key=lambda d: (-relevance[d], position.get(d, len(position))))
     if any(p.document_id == top for p in evidence):
         return []
-    doc = next(d for d in documents if d.id == top)
-    return [EvidencePassage(doc.id, doc.text, (), dict(doc.metadata), selected_by=selected_by)]
+    return whole_passages(documents, [top], selected_by)
 
 
 def document_relevance(

@@ -477,12 +477,13 @@ def documents_linked_by_triples(
         for i, t in enumerate(triples):
             if t.document_id in taken or t.document_id in found:
                 continue
+            pairs = [_touching(named[i], held, upstream) for held in frontier]
             if (upstream is not None and not continuing[i].isdisjoint(stems)) or any(
-                _touch(a, b) for held in frontier for a, b in _touching(named[i], held, upstream)
+                _touch(a, b) for direct, _ in pairs for a, b in direct
             ) or _names_told_event(named[i][0], told):
                 found[t.document_id] = None
-            elif event_reader is not None and upstream is not None and any(
-                _touch(a, b) for held in frontier for a, b in _touching(named[i], held, None)
+            elif event_reader is not None and any(
+                _touch(a, b) for _, siblings in pairs for a, b in siblings
             ) and event_reader.tells_event(t.sentence or f"{t.cause} {t.relation} {t.effect}"):
                 # A sibling (another effect of a held cause, or another cause of a held
                 # effect) links only when it tells an event, not a profile.
@@ -559,16 +560,13 @@ class EventReader(Protocol):
 
 
 class PastTenseEventReader:
-    """:func:`tells_past_event` with the packaged spaCy pipeline, loaded on first use."""
+    """:func:`tells_past_event` with ``nlp``, default the packaged spaCy pipeline (loaded
+    once per process, on first use)."""
 
     def __init__(self, nlp: Any = None) -> None:
         self._nlp = nlp
 
     def tells_event(self, text: str) -> bool:
-        if self._nlp is None:
-            from sarg_integrations._models import load_spacy
-
-            self._nlp = load_spacy()
         return tells_past_event(text, self._nlp)
 
 
@@ -616,9 +614,13 @@ def names_same_event(a: str, b: str) -> bool:
     )
 
 
+def _common_words(text: str) -> list[str]:
+    # The content words of ``text`` that are not names (no capital), lower-cased.
+    return [w.lower() for w in _content(text) if not w[:1].isupper()]
+
+
 def _lower_stems(text: str) -> set[str]:
-    # The stems of the words of ``text`` that are not names (no capital).
-    return {_stem(w.lower()) for w in _content(text) if not w[:1].isupper()}
+    return {_stem(w) for w in _common_words(text)}
 
 
 def documents_continuing_event(
@@ -706,7 +708,7 @@ def documents_stating_open_causes(
             continue
         for text in {t.cause, t.cause_text or t.cause}:
             stems |= event_words(text)
-            heads.update(w.lower() for w in _content(text) if not w[:1].isupper())
+            heads.update(_common_words(text))
     if not stems:
         return []
     bearing = {t.document_id for t in triples}
@@ -714,9 +716,8 @@ def documents_stating_open_causes(
     for doc in documents:
         if doc.id in held_ids or doc.id in bearing or not doc.text.strip():
             continue
-        words = [w.lower() for w in _content(doc.text) if not w[:1].isupper()]
         if not event_words(doc.text).isdisjoint(stems) or any(
-            _compound_head(w, end) for w in words for end in heads
+            _compound_head(w, end) for w in _common_words(doc.text) for end in heads
         ):
             candidates.append(doc)
     reader = event_reader or PastTenseEventReader()
@@ -743,33 +744,43 @@ def _names_told_event(
     )
 
 
+WordPairs = list[tuple[frozenset[str], frozenset[str]]]
+
+
 def _touching(
     candidate: tuple[frozenset[str], frozenset[str]],
     held: tuple[frozenset[str], frozenset[str]],
     upstream: bool | None,
-) -> list[tuple[frozenset[str], frozenset[str]]]:
-    """The (candidate's end, held triple's end) word sets that may name one thing.
+) -> tuple[WordPairs, WordPairs]:
+    """The (candidate's end, held triple's end) word sets that may name one thing: those
+    that link, and the siblings that link only when they tell an event.
 
-    Asked for causes (``upstream``), a triple whose cause names a held cause is left
-    out: it tells another effect of the same thing ("Blasting at the Tamsin quarry
+    Asked for causes (``upstream``), a triple whose cause names a held cause is a
+    sibling: it tells another effect of the same thing ("Blasting at the Tamsin quarry
     cracked the rock" / "The Tamsin quarry produces limestone"); asked for effects,
     likewise, one whose effect names a held effect (another cause of the same thing).
-    :func:`documents_linked_by_triples` takes such siblings only when they tell an event.
 
     Example:
         >>> c, e = frozenset({"tamsin", "quarri"}), frozenset({"limeston"})
-        >>> len(_touching((c, e), (c, frozenset({"rock"})), None))
-        4
-        >>> (c, c) in _touching((c, e), (c, frozenset({"rock"})), upstream=True)
-        False
+        >>> direct, siblings = _touching((c, e), (c, frozenset({"rock"})), None)
+        >>> len(direct), siblings
+        (4, [])
+        >>> direct, siblings = _touching((c, e), (c, frozenset({"rock"})), upstream=True)
+        >>> (c, c) in direct, (c, c) in siblings
+        (False, True)
     """
     (cause, effect), (held_cause, held_effect) = candidate, held
-    pairs = [(cause, held_effect), (effect, held_cause)]
-    if upstream is not True:
-        pairs.append((cause, held_cause))
-    if upstream is not False:
-        pairs.append((effect, held_effect))
-    return pairs
+    direct = [(cause, held_effect), (effect, held_cause)]
+    siblings: WordPairs = []
+    if upstream is True:
+        siblings.append((cause, held_cause))
+    else:
+        direct.append((cause, held_cause))
+    if upstream is False:
+        siblings.append((effect, held_effect))
+    else:
+        direct.append((effect, held_effect))
+    return direct, siblings
 
 
 def _similar_continuations(

@@ -825,18 +825,14 @@ def test_similar_spans_continue_a_story_that_shares_no_word():
     ) == []
 
 
-class _NoEvents:
-    """An event reader for which nothing is news."""
+class _Events:
+    """An event reader: a text tells an event when it holds one of ``words``."""
+
+    def __init__(self, *words):
+        self.words = words
 
     def tells_event(self, text):
-        return False
-
-
-class _TellsPast:
-    """An event reader: a sentence tells an event when it says "stopped" or "closed"."""
-
-    def tells_event(self, text):
-        return "stopped" in text or "closed" in text
+        return any(word in text for word in self.words)
 
 
 def test_given_an_event_reader_only_a_sentence_telling_an_event_links_by_similarity():
@@ -851,8 +847,9 @@ def test_given_an_event_reader_only_a_sentence_telling_an_event_links_by_similar
                        document_id="boilers", sentence="With no oil, the boilers stopped working.")
     linked = documents_linked_by_triples(["closure"], school, upstream=True, similarity=similar)
     assert linked == ["boilers", "profile"]
+    news = _Events("stopped", "closed")
     linked = documents_linked_by_triples(
-        ["closure"], school, upstream=True, similarity=similar, event_reader=_TellsPast()
+        ["closure"], school, upstream=True, similarity=similar, event_reader=news
     )
     assert linked == ["boilers"]
 
@@ -885,12 +882,9 @@ def test_a_sibling_that_tells_an_event_still_links():
                sentence="Interest rate cuts usually spur growth."),
     ]
 
-    class Past:
-        def tells_event(self, text):
-            return "raised" in text
-
     assert documents_linked_by_triples(["held"], triples, upstream=True) == []
-    found = documents_linked_by_triples(["held"], triples, upstream=True, event_reader=Past())
+    news = _Events("raised")
+    found = documents_linked_by_triples(["held"], triples, upstream=True, event_reader=news)
     assert found == ["fed"]
 
 
@@ -1256,19 +1250,14 @@ def test_only_causes_where_the_story_stops_are_followed():
     ) == []
 
 
-class _Dated:
-    def tells_event(self, text):
-        return "1922" in text
-
-
 def test_what_tells_an_event_is_injected():
     found = documents_stating_open_causes(
-        ["costs"], STORY_START_TRIPLES, STORY_START, event_reader=_Dated()
+        ["costs"], STORY_START_TRIPLES, STORY_START, event_reader=_Events("1922")
     )
     assert found == ["history"]
     held = [EvidencePassage("costs", STORY_START[1].text, (0,))]
     found = source_evidence(
-        STORY_START, held, STORY_START_TRIPLES, "backward", event_reader=_Dated()
+        STORY_START, held, STORY_START_TRIPLES, "backward", event_reader=_Events("1922")
     )
     assert [p.document_id for p in found] == ["history"]
 
@@ -1313,7 +1302,7 @@ def test_the_pipeline_links_the_document_telling_the_storys_start_with_its_event
     # "battered" tells an event and "storm" is where the chain stops upstream; the
     # profile names the storm too, but tells no event.
     assert ("storm", "linked") in held and "coast" not in dict(held)
-    pipeline.event_reader = _NoEvents()
+    pipeline.event_reader = _Events()
     held = [p.document_id for p in pipeline.run("Why were schools closed?", docs).evidence]
     assert "storm" not in held
 
@@ -1358,7 +1347,7 @@ def test_the_asked_events_document_anchors_the_chains_that_continue_it():
         ({"relevance": {"airline": 0.6, "update": 0.5, "queues": 0.3, "stranded": 0.2}},
          "the document is not among the two most relevant"),
         ({"query": "Why did the airline's profits fall?"}, "it does not name the asked event"),
-        ({"reader": _TellsPast()}, "it tells no event (by this reader)"),
+        ({"reader": _Events("stopped", "closed")}, "it tells no event (by this reader)"),
     ],
 )
 def test_no_asked_events_document_without_all_its_conditions(change, why):
@@ -1391,10 +1380,6 @@ def test_the_pipeline_anchors_chains_from_the_asked_events_document_instead_of_f
         {"id": "museum", "text": "The museum has a garden."},
     ]
 
-    class Burst:  # an event reader: the burst is news, the rest profiles
-        def tells_event(self, text):
-            return "burst" in text
-
     def run(reader):
         return SARGPipeline(
             SARGConfig(similarity_threshold=0.0),
@@ -1406,9 +1391,9 @@ def test_the_pipeline_anchors_chains_from_the_asked_events_document_instead_of_f
         ).run("Why did water pipes burst in Velden?", docs)
 
     # Without the asked event's document the one-document chain is not anchored.
-    before = run(_NoEvents())
+    before = run(_Events())
     assert before.used_fallback and before.fallback_reason == NO_ANCHORED_CHAINS
-    result = run(Burst())
+    result = run(_Events("burst"))  # the burst is news, the rest profiles
     assert not result.used_fallback
     assert [c.document_ids for c in result.chains] == [("cuts",)]
     held = [(p.document_id, p.selected_by) for p in result.evidence]

@@ -624,13 +624,17 @@ def _fronted_reason_cues(sent: Span) -> Iterator[_Candidate]:
     main = first.head
     if first.dep_ != "advcl" or main.i <= first.i or main.pos_ not in _VERB_POS:
         return
-    end = first.right_edge.i
-    if not _comma_after(first, sent):
+    # The adjunct runs to the first comma before the clause's verb. It is read by position,
+    # as the parser may hang its last word on that verb ("Unable to treat new cases
+    # *safely*, the hospital turned away patients").
+    end = next((t.i for t in sent.doc[first.right_edge.i + 1 : main.i] if t.text == ","), None)
+    if end is None:
         return
-    adjunct = _subtree_ids(first)
+    end -= 1
+    adjunct = _subtree_ids(first) | frozenset(range(first.i, end + 1))
     cause: Token | _Phrase
     if first.tag_ == "JJ" and first.lower_ in _REASON_ADJECTIVES:
-        toks = list(first.subtree)[:MAX_PHRASE_TOKENS]
+        toks = list(sent.doc[first.i : end + 1])[:MAX_PHRASE_TOKENS]
         cause = _Phrase(_render(toks), frozenset(t.i for t in toks))
         cue = _Cue("causes", _C)
     elif first.tag_ == "VBN" and first.lemma_.lower() in _AFFECTING_PARTICIPLES:

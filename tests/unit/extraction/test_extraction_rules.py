@@ -147,6 +147,11 @@ CASES = [
      ("unable to compete on price", R.CAUSAL, "factory lost largest orders")),
     ("Unable to pay its debts, the airline filed for bankruptcy.",
      ("unable to pay its debts", R.CAUSAL, "airline filed for bankruptcy")),
+    # read by position up to the comma: the parser hangs "safely" on the main verb
+    ("Unable to treat new cases safely, the hospital turned away patients.",
+     ("unable to treat new cases safely", R.CAUSAL, "hospital turned away patients")),
+    ("Unable to pay wages, rent or bills, the firm closed its doors.",
+     ("unable to pay wages, rent or bills", R.CAUSAL, "firm closed doors")),
     ("Hit by falling demand, the company cut 400 jobs.",
      ("demand", R.CAUSAL, "company cut 400 jobs")),
     # a participle of motive set off by a comma, before or after its clause

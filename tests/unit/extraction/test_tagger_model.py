@@ -168,6 +168,25 @@ def test_a_modal_alone_is_no_signal(tagger) -> None:
     assert found(kept, "heavy rain", "roads")  # a modal with its verb is still a signal
 
 
+def test_a_semi_modal_alone_is_no_signal(tagger) -> None:
+    # "had" was read as the signal of drivers -> "take 60-kilometre detour".
+    detour = SourceDocument("d", "Drivers had to take a 60-kilometre detour through the hills.")
+    assert tagger.extract(detour) == []
+    because = tagger.extract(SourceDocument("d", "Because the bridge collapsed, drivers had to take a detour."))
+    assert found(because, "bridge collapsed", "detour")  # its clause is still an effect
+
+
+def test_what_a_thing_habitually_does_is_no_relation(tagger) -> None:
+    # The tagger read these profiles as relations, and each then carried a story's chain.
+    for text in ("Varo Motors builds cars in three countries.",
+                 "The Lorsk power station burns coal and gas.",
+                 "Coal barges on the Velde carry about 2,000 tonnes each."):
+        assert tagger.extract(SourceDocument("d", text)) == [], text
+    # A present-tense verb saying what one thing does to another still reads one.
+    mutation = tagger.extract(SourceDocument("d", "A mutation in GBA1 reduces enzyme activity."))
+    assert found(mutation, "mutation", "enzyme activity")
+
+
 def test_the_for_of_a_verb_of_judging_gives_a_reason_not_an_aim(tagger) -> None:
     arrested = tagger.extract(SourceDocument("d", "Police arrested six men for throwing stones."))
     assert [(t.relation, t.relation_type) for t in arrested if "stones" in t.cause] == [

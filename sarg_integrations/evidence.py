@@ -396,7 +396,8 @@ def compile_evidence(
                     documents, evidence, triples, direction, starts, event_reader
                 )
                 evidence += entry_evidence(
-                    documents, evidence, chains, entry_similarity, entry_documents, relevance
+                    documents, evidence, chains, entry_similarity, entry_documents, relevance,
+                    event_reader=event_reader,
                 )
                 if entry_similarity is not None and (
                     max(entry_similarity.values(), default=-1.0) < WEAK_ENTRY_MATCH
@@ -740,6 +741,7 @@ def entry_evidence(
     *,
     entry_match: float = CHAIN_ANCHOR_ENTRY_MATCH,
     focus_match: float = CHAIN_FOCUS_ENTRY_MATCH,
+    event_reader: EventReader | None = None,
 ) -> list[EvidencePassage]:
     """The document stating the asked event, when no kept chain brought it in.
 
@@ -752,15 +754,21 @@ def entry_evidence(
     at least ``focus_match``) not in ``evidence``, the most relevant one joins as a
     ``selected_by="entry"`` passage. A chain from "plant suspended deliveries" (0.93)
     already names the asked event; the plant's profile (entry "Delmar dairy plant",
-    1.0) stays out.
+    1.0) stays out. Only a document that tells an event (``event_reader``, default
+    :class:`~sarg_integrations.links.PastTenseEventReader`) states one: "Coal barges on
+    the Velde carry about 2,000 tonnes each" names the best entry node of "Why did coal
+    barges stop on the Velde river?" but tells no event.
 
     Example:
         >>> docs = [SourceDocument("d1", "Storm damage closed the terminal."),
         ...         SourceDocument("d2", "Without the ferry, hotels lost visitors.")]
         >>> held = [EvidencePassage("d2", docs[1].text, (1,))]
         >>> similarity = {"terminal": 0.88, "ferry": 0.81}
+        >>> class Past:
+        ...     def tells_event(self, text):
+        ...         return "closed" in text
         >>> found = entry_evidence(docs, held, [], similarity,
-        ...                        {"terminal": ["d1"], "ferry": ["d2"]}, {})
+        ...                        {"terminal": ["d1"], "ferry": ["d2"]}, {}, event_reader=Past())
         >>> [(p.document_id, p.selected_by) for p in found]
         [('d1', 'entry')]
     """
@@ -775,6 +783,10 @@ def entry_evidence(
     unheld = {d.id for d in documents if d.text.strip() and d.id not in held}
     scores = relevance or {}
     candidates = {d: scores.get(d, 0.0) for d in entry_documents.get(best, ()) if d in unheld}
+    if candidates:
+        reader = event_reader or PastTenseEventReader()
+        text = {d.id: d.text for d in documents}
+        candidates = {d: s for d, s in candidates.items() if reader.tells_event(text[d])}
     return _most_relevant(documents, evidence, candidates, selected_by="entry")
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations import _text
@@ -233,19 +233,49 @@ def _content(name: str, *, digits: bool = False) -> list[str]:
     ]
 
 
+# Nouns made of a phrasal verb, and that verb: "dockworkers *walked* off the job" / "the
+# *walkout*", "the station *shut* down" / "its *shutdown*". A closed list: a word merely
+# ending in a particle ("discover", "layout", "backup") names no such event.
+_PHRASAL_NOUNS = {
+    "walkout": "walk", "shutdown": "shut", "layoff": "lay", "layoffs": "lay",
+    "breakdown": "break", "breakup": "break", "breakout": "break", "outbreak": "break",
+    "selloff": "sell", "sellout": "sell", "cutback": "cut", "cutbacks": "cut",
+    "takeover": "take", "lockout": "lock", "lockdown": "lock", "blackout": "black",
+    "bailout": "bail", "slowdown": "slow", "meltdown": "melt", "crackdown": "crack",
+    "pullout": "pull", "spillover": "spill", "buildup": "build", "cleanup": "clean",
+    "setback": "set", "pushback": "push", "turnout": "turn", "downturn": "turn",
+    "upturn": "turn", "rollout": "roll", "payout": "pay", "buyout": "buy",
+    "dropout": "drop", "fallout": "fall", "pileup": "pile", "holdup": "hold",
+    "standoff": "stand", "shakeout": "shake", "flareup": "flare", "uprising": "rise",
+    "washout": "wash", "runoff": "run", "stoppage": "stop", "closedown": "close",
+}
+
+
 def node_words(name: str) -> frozenset[str]:
     """Content words of a node name: lower-cased, stop words out, Snowball-stemmed.
 
     The stem lets one thing told in two word forms meet ("poor *pollination*" /
-    "blossoms were *pollinated*", "harvests" / "harvest").
+    "blossoms were *pollinated*", "harvests" / "harvest"); a noun made of a phrasal verb
+    also names its verb ("the *walkout*" / "*walked* off the job").
 
     Example:
         >>> sorted(node_words("the wheat harvests in the northern provinces"))
         ['harvest', 'northern', 'provinc', 'wheat']
         >>> node_words("poor pollination") & node_words("apple blossoms pollinated")
         frozenset({'pollin'})
+        >>> node_words("the walkout") & node_words("dockworkers walked off the job")
+        frozenset({'walk'})
     """
-    return frozenset(_stem(w.lower()) for w in _content(name))
+    return frozenset(_stems(_content(name)))
+
+
+def _stems(words: Iterable[str]) -> Iterator[str]:
+    """Each word's stem, and the stem of the verb a phrasal noun is made of."""
+    for word in words:
+        lower = word.lower()
+        yield _stem(lower)
+        if lower in _PHRASAL_NOUNS:
+            yield _stem(_PHRASAL_NOUNS[lower])
 
 
 def event_words(name: str) -> frozenset[str]:
@@ -263,9 +293,7 @@ def event_words(name: str) -> frozenset[str]:
     """
     content = _content(name)
     first = next(iter(_text.words(name)), None)
-    return frozenset(
-        _stem(w.lower()) for w in content if w == first or not w[:1].isupper()
-    )
+    return frozenset(_stems(w for w in content if w == first or not w[:1].isupper()))
 
 
 # A cause naming how a thing came about: "an *outbreak of* varroa mites", "the *arrival
@@ -620,7 +648,7 @@ def _common_words(text: str) -> list[str]:
 
 
 def _lower_stems(text: str) -> set[str]:
-    return {_stem(w) for w in _common_words(text)}
+    return set(_stems(_common_words(text)))
 
 
 def documents_continuing_event(

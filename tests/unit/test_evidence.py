@@ -627,6 +627,15 @@ def test_once_the_asked_event_is_named_a_loosely_matched_chain_leaves():
 # ------------------------------------------------------------------ the entry document
 
 
+class _EveryTextTells:
+    """An event reader for which every text tells an event."""
+
+    def tells_event(self, text):
+        return True
+
+
+_TOLD = _EveryTextTells()
+
 FERRY = [
     SourceDocument("storm", "Storm damage closed the Skarra ferry terminal for the whole of July."),
     SourceDocument("visitors", "Without the ferry, the island's hotels received fewer visitors."),
@@ -641,28 +650,43 @@ def test_the_document_stating_the_best_entry_node_joins_when_no_chain_starts_at_
     held = [EvidencePassage("visitors", FERRY[1].text, (1,))]
     entry = {"Skarra ferry terminal": 0.88, "ferry": 0.81}
     documents = {"Skarra ferry terminal": ["storm"], "ferry": ["visitors"]}
-    found = entry_evidence(FERRY, held, [chain], entry, documents, {"storm": 0.7})
+    found = entry_evidence(FERRY, held, [chain], entry, documents, {"storm": 0.7},
+                           event_reader=_TOLD)
     assert [(p.document_id, p.selected_by, p.chain_ids) for p in found] == [("storm", "entry", ())]
     # A chain from a node naming the asked event (at least 0.9) needs no such document:
     # the dairy plant's profile ("Delmar dairy plant", 1.0) stays out.
     named = {**entry, "ferry": 0.93}
-    assert entry_evidence(FERRY, held, [chain], named, documents, {}) == []
+    assert entry_evidence(FERRY, held, [chain], named, documents, {}, event_reader=_TOLD) == []
     # Nor when the best entry node is only loosely like the question, ...
     loose = {"Skarra ferry terminal": 0.74, "ferry": 0.6}
-    assert entry_evidence(FERRY, held, [chain], loose, documents, {}) == []
+    assert entry_evidence(FERRY, held, [chain], loose, documents, {}, event_reader=_TOLD) == []
     # ... or its document is in already.
     assert entry_evidence(FERRY, held, [chain], entry, {"Skarra ferry terminal": ["visitors"]},
-                          {}) == []
+                          {}, event_reader=_TOLD) == []
 
 
 def test_of_the_entry_nodes_documents_the_most_relevant_joins_ties_to_the_earlier():
     entry = {"Skarra ferry terminal": 0.88}
     both = {"Skarra ferry terminal": ["terminal", "storm"]}
-    ranked = entry_evidence(FERRY, [], [], entry, both, {"storm": 0.4, "terminal": 0.6})
+    ranked = entry_evidence(FERRY, [], [], entry, both, {"storm": 0.4, "terminal": 0.6},
+                            event_reader=_TOLD)
     assert [p.document_id for p in ranked] == ["terminal"]
-    tied = entry_evidence(FERRY, [], [], entry, both, {"storm": 0.5, "terminal": 0.5})
+    tied = entry_evidence(FERRY, [], [], entry, both, {"storm": 0.5, "terminal": 0.5},
+                          event_reader=_TOLD)
     assert [p.document_id for p in tied] == ["storm"]  # earlier among the retrieved documents
-    assert entry_evidence(FERRY, [], [], entry, {"Skarra ferry terminal": ["gone"]}, {}) == []
+    assert entry_evidence(FERRY, [], [], entry, {"Skarra ferry terminal": ["gone"]}, {},
+                          event_reader=_TOLD) == []
+
+
+def test_a_profile_naming_the_best_entry_node_states_no_asked_event():
+    # "Why did coal barges stop on the Velde river?": the best entry node is "coal barges
+    # on Velde", named by "Coal barges on the Velde carry about 2,000 tonnes each".
+    entry = {"Skarra ferry terminal": 0.88}
+    both = {"Skarra ferry terminal": ["terminal", "storm"]}
+    relevance = {"storm": 0.4, "terminal": 0.6}
+    found = entry_evidence(FERRY, [], [], entry, both, relevance, event_reader=_Events("closed"))
+    assert [p.document_id for p in found] == ["storm"]  # the terminal's profile tells no event
+    assert entry_evidence(FERRY, [], [], entry, both, relevance, event_reader=_Events()) == []
 
 
 # ------------------------------------------------------------------ near-miss links
@@ -717,6 +741,19 @@ def test_word_forms_meet_by_their_stem():
         _t("loss of bees", "apple blossoms pollinated", "pollination"),
     ]
     assert documents_linked_by_triples(["harvest"], triples, upstream=True) == ["pollination"]
+
+
+def test_a_noun_made_of_a_phrasal_verb_meets_that_verb():
+    # "Dockworkers … walked off the job" / "The walkout left dozens of container ships
+    # waiting": no stem was shared, and the ships' document stayed out.
+    triples = [
+        _t("pay", "dockworkers at port walked off job", "strike"),
+        _t("walkout", "dozens of container ships", "ships"),
+    ]
+    assert documents_linked_by_triples(["strike"], triples, upstream=False) == ["ships"]
+    # A word that merely ends in a particle names no such verb: "layout" is no "lay".
+    other = [_t("pay", "firms lay off workers", "a"), _t("layout", "store", "b")]
+    assert documents_linked_by_triples(["a"], other, upstream=False) == []
 
 
 def test_a_bare_entity_at_the_open_end_links_by_two_words_only():

@@ -700,14 +700,23 @@ def _inflections(verb: str) -> tuple[str, ...]:
 _JUDGING_FORMS = _JUDGING_VERBS | frozenset(f for v in _JUDGING_VERBS for f in _inflections(v))
 
 
+# "for" + a want or a fear gives a reason: "tours were cancelled *for lack of* birds".
+_FOR_REASON = re.compile(r"\s*(?:(?:a|the)\s+)?(?:lack|want|fear|absence|shortage)\s+(?:of|that)\b",
+                         re.IGNORECASE)
+
+
 def _gives_reason(doc: Any, relation: Any, signal: str | None) -> bool:
-    """Whether the signal is the "for" of a verb of judging: a reason, not an aim.
+    """Whether the signal is a "for" that gives a reason, not an aim: that of a verb of
+    judging, or one followed by a want or a fear ("cancelled *for lack of* birds",
+    "*for fear of* reprisals").
 
     ``doc`` is the sentence's spaCy parse; a verb of judging anywhere in the effect span
     (by lemma or by inflected form) decides.
     """
     if signal is None or signal.strip().lower() != "for" or relation.effect is None:
         return False
+    if relation.signal is not None and _FOR_REASON.match(doc.text, relation.signal[1]):
+        return True
     effect = doc.char_span(*relation.effect, alignment_mode="expand")
     return effect is not None and any(
         token.pos_ == "VERB"

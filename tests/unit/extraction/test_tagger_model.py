@@ -198,6 +198,16 @@ def test_the_for_of_a_verb_of_judging_gives_a_reason_not_an_aim(tagger) -> None:
     assert any(t.relation == "is the aim of" and "hospital" in t.cause for t in raised)
 
 
+def test_a_for_followed_by_a_want_or_a_fear_gives_a_reason(tagger) -> None:
+    # "for lack of birds" was read as an aim: "lack of birds" --is the aim of--> the tours.
+    for text, cause in [("Boat tours to see the puffins were cancelled for lack of birds.", "lack"),
+                        ("Villagers fled for fear of reprisals.", "reprisals")]:
+        triples = tagger.extract(SourceDocument("d", text))
+        assert [(t.relation, t.relation_type) for t in triples if cause in t.cause] == [
+            ("causes", RelationType.CAUSAL)
+        ], [(t.cause, t.relation, t.effect) for t in triples]
+
+
 def test_who_is_responsible_for_a_thing_caused_it(tagger) -> None:
     # The tagger reads this "for" as a reason ("the blast" -> "managers responsible");
     # the managers caused the blast.

@@ -172,7 +172,8 @@ def test_a_semi_modal_alone_is_no_signal(tagger) -> None:
     # "had" was read as the signal of drivers -> "take 60-kilometre detour".
     detour = SourceDocument("d", "Drivers had to take a 60-kilometre detour through the hills.")
     assert tagger.extract(detour) == []
-    because = tagger.extract(SourceDocument("d", "Because the bridge collapsed, drivers had to take a detour."))
+    text = "Because the bridge collapsed, drivers had to take a detour."
+    because = tagger.extract(SourceDocument("d", text))
     assert found(because, "bridge collapsed", "detour")  # its clause is still an effect
 
 

@@ -397,7 +397,7 @@ class TaggerExtractor:
                 signal = _signal_text(sent.text, rel)
                 if _schedules(doc, rel):
                     continue
-                if _modal_only(doc, rel) or _habitual_fact(doc, rel):
+                if _modal_only(doc, rel) or _habitual_fact(doc, rel) or _extent_of_change(doc, rel):
                     continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
@@ -665,6 +665,51 @@ def _habitual_fact(doc: Any, relation: Any) -> bool:
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     start, end = relation.cause
     return subject is not None and start <= subject.idx < end
+
+
+# Verbs of a change of level, and the words naming how far it went.
+_LEVEL_VERBS = frozenset(
+    "rise fall grow drop climb reach increase decrease decline jump soar plunge surge sink "
+    "slip shrink hit double triple halve top exceed".split()
+)
+_EXTENT_WORDS = frozenset("record high low level point peak percent %".split())
+
+
+def _extent_of_change(doc: Any, relation: Any) -> bool:
+    """Whether the pair is a thing and how far it changed: "Class sizes *grew to* more than
+    35 pupils", "Pollen counts *reached* their highest level", "The level of the river
+    *fell to* its lowest point". A change of level is one event, not a relation between
+    two (what caused it is told elsewhere: "… rose to $5 billion *on* strong sales").
+
+    The signal's verb is one of :data:`_LEVEL_VERBS`, its subject is in the cause, the
+    effect names an extent (a number, a superlative, "record", "level", …), and the verb
+    has no object but such an extent ("the firm raised prices by 10 %" keeps its pair).
+    ``doc`` is the sentence's spaCy parse.
+    """
+    span = _signal_span(doc, relation)
+    if span is None or relation.cause is None or relation.effect is None:
+        return False
+    verb = span[0]
+    if verb.pos_ not in ("VERB", "AUX") or verb.lemma_.lower() not in _LEVEL_VERBS:
+        return False
+
+    def extent(token: Any) -> bool:
+        return token.like_num or token.tag_ in ("CD", "JJS") or token.lower_ in _EXTENT_WORDS
+
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if obj is not None and not (
+        extent(obj) or any(c.tag_ == "JJS" for c in obj.children)
+    ):
+        return False  # "increased the 2019 exploration budget": a thing, not an extent
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    effect = doc.char_span(*relation.effect, alignment_mode="expand")
+    start, end = relation.cause
+    return (
+        subject is not None
+        and start <= subject.idx < end
+        and effect is not None
+        and any(extent(t) for t in effect)
+    )
 
 
 def _denied(doc: Any, relation: Any) -> bool:

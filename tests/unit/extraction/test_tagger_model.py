@@ -199,6 +199,18 @@ def test_the_for_of_a_verb_of_judging_gives_a_reason_not_an_aim(tagger) -> None:
     assert any(t.relation == "is the aim of" and "hospital" in t.cause for t in raised)
 
 
+def test_a_thing_and_how_far_it_changed_is_no_relation(tagger) -> None:
+    # Each was read as the thing causing its extent ("class sizes" --grew to--> "more than
+    # 35 pupils"): one event, whose cause is told elsewhere.
+    for text in ("Class sizes grew to more than 35 pupils in many Halden schools.",
+                 "Pollen counts in Arden reached their highest level in a decade last week.",
+                 "The level of the Velde river fell to its lowest point in forty years."):
+        assert tagger.extract(SourceDocument("d", text)) == [], text
+    # A change with an object that is a thing still reads the agent and the thing.
+    raised = tagger.extract(SourceDocument("d", "The council raised bus fares by 10 percent."))
+    assert found(raised, "council", "bus fares"), [(t.cause, t.effect) for t in raised]
+
+
 def test_a_for_followed_by_a_want_or_a_fear_gives_a_reason(tagger) -> None:
     # "for lack of birds" was read as an aim: "lack of birds" --is the aim of--> the tours.
     for text, cause in [("Boat tours to see the puffins were cancelled for lack of birds.", "lack"),

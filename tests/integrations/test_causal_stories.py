@@ -93,10 +93,8 @@ KNOWN_MISSES = {
     # "Mount Ketar last erupted in 1911" is read Mount Ketar -> erupted with no signal and
     # carries the anchored chain; dropping such subject / verb pairs cost CNC dev 2 pairs.
     "ketar": "the 1911 eruption is read as a relation and carries the anchored chain",
-    # "A supplier shipped Varo Motors faulty brake sensors" states no relation, and
-    # "Varo Motors builds cars in three countries" is read as one (a guard on present-tense
-    # verbs cost FinCausal and SemEval pairs).
-    "varo": "the supplier document states no relation; the maker's profile is read as one",
+    # Varo passes since the present-tense main verb of a profile ("Varo Motors *builds*
+    # cars in three countries") is no signal unless it says what one thing does to another.
     # A fourteenth set (ferrytown, varroa, tram, serra, clinic), written on 2026-12-03 and
     # run once on the thirteenth set's final code: none passed. Three pass since: ferrytown,
     # as a result clause's "it" is named by the object it stands for ("leaving it unsafe"
@@ -136,10 +134,50 @@ KNOWN_MISSES = {
     # document with no triple is linked upstream only (linking one downstream too passed
     # this story but let "The central library was designed by a local architect" into pell).
     "nurses": "the last document states no relation and is downstream: it stays out",
-    # "The Lorsk power station burns coal" is anchored by its entry node (1.0); the node
-    # naming the asked event ("Lorsk power station shut down") has no effect of its own,
-    # as "Its shutdown" is another node.
-    "lorsk": "the station's profile ('burns coal') carries the anchored chain",
+    # "The Lorsk power station burns coal" is no longer read as a relation, and no chain
+    # runs forward from the node naming the asked event ("Lorsk power station shut down"),
+    # as "Its shutdown" is another node: the query falls back.
+    "lorsk": "no chain runs forward from the shutdown ('Its shutdown' is another node)",
+    # An eighteenth set (corvin, halvik, brenmoor, velde, tolva), written on 2026-12-03 and
+    # run once on the twelfth session's final code: only corvin passed (1 of 5). Three
+    # pass since: halvik, as a noun made of a phrasal verb meets that verb ("walked off
+    # the job" / "The walkout"); velde, as the document stating the best entry node must
+    # tell an event ("Coal barges on the Velde carry about 2,000 tonnes each" stays out)
+    # and the barges' profile is no longer read as a relation.
+    # "Staff could no longer open patient records or book scans" states no relation, and
+    # that locked computers stop staff opening records is world knowledge (cosine 0.27
+    # with "Unable to treat new cases safely", whose reason the rules now read).
+    "brenmoor": "the records document states no relation and shares no word with the story",
+    # "The Tolva bridge collapsed … during a storm" and "Drivers had to take a 60-kilometre
+    # detour" state no relation ("had to" is no signal), and that a collapsed bridge means
+    # a detour is world knowledge: no chain, and the query falls back.
+    "tolva": "the collapse and detour documents state no relation: the query falls back",
+    # A nineteenth set (kelso, pasta, ostra, marrow, bray), written on 2026-12-03 after the
+    # eighteenth set's changes and run once on that code: pasta and ostra passed (2 of 5).
+    # "By February most of the ski slopes at Kelso were bare grass" is a state (copula)
+    # with no relation, and "bare grass" / "no snow left" is world knowledge.
+    "kelso": "the bare-slopes document is a state with no relation",
+    # "Repairs to the kiln took five weeks, and production stopped" / "it could not
+    # deliver the plates on time": that a stopped production delays plates is world
+    # knowledge (cosine 0.23), so the kiln and repair documents stay out.
+    "marrow": "'production stopped' / 'could not deliver the plates' is world knowledge",
+    # "Without their main food, thousands of puffins … failed to raise chicks": their main
+    # food is the herring of another document (an anaphor across documents).
+    "bray": "'their main food' is the herring of another document: the query falls back",
+    # A twentieth set (dorne, skarv, arden, orin, halden), written on 2026-12-03 after the
+    # tagger's "for lack of" reading and run once on that code: only orin passed (1 of 5).
+    # "As a result, card payments … were declined": the cause is the previous document.
+    "dorne": "a cross-document 'As a result,': the chain stops at the declined payments",
+    # "The parasites killed about a fifth of the farmed fish": the parasites are the sea
+    # lice of another document, and nothing names the asked outbreak.
+    "skarv": "'the parasites' are the sea lice of another document: the query falls back",
+    # "A thunderstorm then broke the pollen grains into tiny particles that people breathed
+    # deep into their lungs" is read as no relation, and the asthma link is world knowledge.
+    "arden": "the thunderstorm document is read as no relation; the asthma link is knowledge",
+    # "Class sizes grew to more than 35 pupils" states one event, with no relation (no
+    # longer read as "class sizes" causing "more than 35 pupils"), and a document with no
+    # triple is linked upstream only (see nurses).
+    "halden": "the last document states no relation and is downstream: it stays out",
 }
 
 
@@ -157,14 +195,19 @@ KNOWN_DISTRACTORS = {
     "measles": "on fallback the history of measles is bridged in from the cases document",
     # With the upstream documents out, the most relevant one left is a profile.
     "orsk": "the bridge's length comes in by relevance, the cables document being out",
-    # "Coffee grows best between 1,000 and 2,000 metres": coffee -> grows; its cause
-    # shares the stem "coffee" with the open end "coffee plants on lower slopes".
-    "ketar": "the 1911 eruption carries the chain; the altitude document shares 'coffee'",
-    "varo": "the maker's profile ('builds cars') carries the anchored chain",
+    # "Coffee grows best between 1,000 and 2,000 metres" is no longer read as a relation
+    # (a profile's present-tense verb), so only the 1911 eruption comes in.
+    "ketar": "the 1911 eruption carries the anchored chain",
     "vettar": "on fallback the town's profile is bridged in from the water document",
     "fishery": "the plant's profile carries an anchored chain",
     "gazette": "the ink's profile carries an anchored chain",
-    "lorsk": "the station's profile carries the anchored chain",
+    "lorsk": "on fallback the town's population is bridged in from the shutdown document",
+    "tolva": "on fallback the bridge's history comes in by relevance",
+    "marrow": "the pottery's founding comes in by relevance, the story's first steps out",
+    "bray": "on fallback the bay's profile comes in by relevance",
+    "dorne": "the bank's size comes in by relevance, the update documents being out",
+    "skarv": "on fallback the lice's profile comes in by relevance",
+    "arden": "'Asthma affects about one in twelve adults' comes in by relevance",
 }
 
 

@@ -251,6 +251,15 @@ _PHRASAL_NOUNS = {
 }
 
 
+# The irregular pasts of those verbs, which the stemmer leaves as they are ("laid" off /
+# the "layoffs", "broke" down / the "breakdown").
+_IRREGULAR_PASTS = {
+    "laid": "lay", "broke": "break", "sold": "sell", "took": "take", "paid": "pay",
+    "bought": "buy", "held": "hold", "built": "build", "ran": "run", "stood": "stand",
+    "shook": "shake",
+}
+
+
 def node_words(name: str) -> frozenset[str]:
     """Content words of a node name: lower-cased, stop words out, Snowball-stemmed.
 
@@ -265,17 +274,21 @@ def node_words(name: str) -> frozenset[str]:
         frozenset({'pollin'})
         >>> node_words("the walkout") & node_words("dockworkers walked off the job")
         frozenset({'walk'})
+        >>> node_words("the layoffs") & node_words("the firm laid off 40 workers")
+        frozenset({'lay'})
     """
     return frozenset(_stems(_content(name)))
 
 
 def _stems(words: Iterable[str]) -> Iterator[str]:
-    """Each word's stem, and the stem of the verb a phrasal noun is made of."""
+    """Each word's stem, and the stem of the verb a phrasal noun is made of (or of the
+    base form of such a verb's irregular past)."""
     for word in words:
         lower = word.lower()
         yield _stem(lower)
-        if lower in _PHRASAL_NOUNS:
-            yield _stem(_PHRASAL_NOUNS[lower])
+        base = _PHRASAL_NOUNS.get(lower) or _IRREGULAR_PASTS.get(lower)
+        if base is not None:
+            yield _stem(base)
 
 
 def event_words(name: str) -> frozenset[str]:

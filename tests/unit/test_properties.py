@@ -13,7 +13,7 @@ import json
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+from fakes import FixedKeyphrases, HashingEmbedder, PastTenseWords, PatternExtractor
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline
 from sarg_integrations.prompting import _escape_block, render_evidence
 from sarg_integrations.schema import Direction, EvidencePassage
@@ -57,6 +57,7 @@ def test_run_invariants(texts, question, cfg, seed_word):
         embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases(seed_word),
         direction_classifier=CueWordDirectionClassifier(),
+        event_reader=PastTenseWords(),
     )
     docs = [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)]
     result = pipeline.run(question, docs)

@@ -543,7 +543,10 @@ def linked_evidence(
     ``backward`` (``forward``) query also links documents that continue the story
     upstream (downstream) of the evidence, by a shared word stem, or, given an
     ``embedder``, by similar spans (of a sentence that tells an event, given an
-    ``event_reader``)."""
+    ``event_reader``). A ``backward`` query also takes the documents continuing the
+    upstream-linked ones downstream that tell an event (default
+    :class:`~sarg_integrations.links.PastTenseEventReader`): the step between where the
+    story starts and the asked event."""
     asked = None if direction is None else Direction(direction)
     upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
     similarity = None
@@ -557,6 +560,20 @@ def linked_evidence(
         [p.document_id for p in evidence], triples, upstream=upstream, similarity=similarity,
         event_reader=event_reader,
     )
+    if upstream is True and ids:
+        # A step between the asked event and the story's start: the upstream links reach
+        # "A fire destroyed the main paper machine", and "Without the machine, the mill's
+        # output fell" continues it downstream (one shared stem) toward the layoffs.
+        # Only a document telling an event: "Farms around the lake grow maize" also
+        # continues a held cause downstream, as a profile.
+        held = {p.document_id for p in evidence}
+        reader = event_reader or PastTenseEventReader()
+        text = {d.id: d.text for d in documents}
+        ids += [
+            d
+            for d in documents_linked_by_triples(ids, triples, 1, upstream=False)
+            if d not in ids and d not in held and d in text and reader.tells_event(text[d])
+        ]
     if upstream is False and starts:
         # A question for effects starts at the asked event, and the document stating it
         # ("the region banned the pesticide" before "After the ban, …") is one step

@@ -178,6 +178,20 @@ KNOWN_MISSES = {
     # longer read as "class sizes" causing "more than 35 pupils"), and a document with no
     # triple is linked upstream only (see nurses).
     "halden": "the last document states no relation and is downstream: it stays out",
+    # A twenty-first set (rosk, tarsa, belo, calder, norvik), written on 2026-12-03 and run
+    # once on the thirteenth session's final code before its last change: only calder
+    # passed (1 of 5). Rosk passes since a question for causes takes the document that
+    # continues an upstream-linked one downstream ("the main paper machine" / "Without
+    # the machine, the mill's output fell") when it tells an event.
+    # "The insects stripped the young maize" continues "locust swarms" and leads to "the
+    # harvest failed" by world knowledge only (insects / locusts, crops / harvest).
+    "tarsa": "'the insects' / 'locust swarms' and 'crops' / 'harvest' are world knowledge",
+    # "The replacement buses could not carry everyone, and long queues formed" states no
+    # relation, and "late for work" is read as an aim.
+    "belo": "the buses document states no relation: the chain stops at the late commuters",
+    # "As a result, Monday's newspapers reached shops in the afternoon": the cause is the
+    # previous document, and "The presses stood still" states no relation.
+    "norvik": "a cross-document 'As a result,' and a stopped press with no relation",
 }
 
 
@@ -208,6 +222,7 @@ KNOWN_DISTRACTORS = {
     "dorne": "the bank's size comes in by relevance, the update documents being out",
     "skarv": "on fallback the lice's profile comes in by relevance",
     "arden": "'Asthma affects about one in twelve adults' comes in by relevance",
+    "norvik": "on fallback the plant's profile comes in by relevance",
 }
 
 

@@ -743,6 +743,28 @@ def test_word_forms_meet_by_their_stem():
     assert documents_linked_by_triples(["harvest"], triples, upstream=True) == ["pollination"]
 
 
+def test_a_cause_question_takes_the_step_between_the_story_start_and_the_asked_event():
+    # The upstream links reach the fire; "Without the machine, the mill's output fell"
+    # continues it downstream, toward the layoffs (whose link to it is world knowledge).
+    docs = [
+        SourceDocument("fire", "A fire destroyed the paper machine, and customers were lost."),
+        SourceDocument("output", "Without the machine, the mill's output fell by two thirds."),
+        SourceDocument("layoffs", "With its customers lost, the mill laid off 200 workers."),
+        SourceDocument("profile", "The machine makes paper for newspapers."),
+    ]
+    triples = [
+        _t("fire", "customers lost", "fire"),
+        _t("fire", "paper machine", "fire"),
+        _t("machine", "output fell", "output"),
+        _t("customers lost", "mill laid off workers", "layoffs"),
+        _t("machine", "paper for newspapers", "profile"),
+    ]
+    held = [EvidencePassage("layoffs", docs[2].text, (2,))]
+    events = _Events("destroyed", "fell", "laid")
+    found = linked_evidence(docs, held, triples, "backward", event_reader=events)
+    assert [p.document_id for p in found] == ["fire", "output"]  # the profile tells no event
+
+
 def test_a_noun_made_of_a_phrasal_verb_meets_that_verb():
     # "Dockworkers … walked off the job" / "The walkout left dozens of container ships
     # waiting": no stem was shared, and the ships' document stayed out.

@@ -567,13 +567,10 @@ def linked_evidence(
         # Only a document telling an event: "Farms around the lake grow maize" also
         # continues a held cause downstream, as a profile.
         held = {p.document_id for p in evidence}
-        reader = event_reader or PastTenseEventReader()
-        text = {d.id: d.text for d in documents}
-        ids += [
-            d
-            for d in documents_linked_by_triples(ids, triples, 1, upstream=False)
-            if d not in ids and d not in held and d in text and reader.tells_event(text[d])
-        ]
+        onward = documents_linked_by_triples(ids, triples, 1, upstream=False)
+        ids += _telling_events(
+            documents, [d for d in onward if d not in ids and d not in held], event_reader
+        )
     if upstream is False and starts:
         # A question for effects starts at the asked event, and the document stating it
         # ("the region banned the pesticide" before "After the ban, …") is one step
@@ -800,11 +797,23 @@ def entry_evidence(
     unheld = {d.id for d in documents if d.text.strip() and d.id not in held}
     scores = relevance or {}
     candidates = {d: scores.get(d, 0.0) for d in entry_documents.get(best, ()) if d in unheld}
-    if candidates:
-        reader = event_reader or PastTenseEventReader()
-        text = {d.id: d.text for d in documents}
-        candidates = {d: s for d, s in candidates.items() if reader.tells_event(text[d])}
-    return _most_relevant(documents, evidence, candidates, selected_by="entry")
+    told = _telling_events(documents, list(candidates), event_reader)
+    return _most_relevant(
+        documents, evidence, {d: candidates[d] for d in told}, selected_by="entry"
+    )
+
+
+def _telling_events(
+    documents: Sequence[SourceDocument], ids: Sequence[str], event_reader: EventReader | None
+) -> list[str]:
+    """The ids among ``ids`` (in order) of documents that tell an event (``event_reader``,
+    default :class:`~sarg_integrations.links.PastTenseEventReader`, made only when some
+    id needs reading)."""
+    if not ids:
+        return []
+    reader = event_reader or PastTenseEventReader()
+    text = {d.id: d.text for d in documents}
+    return [d for d in ids if d in text and reader.tells_event(text[d])]
 
 
 def _most_relevant(

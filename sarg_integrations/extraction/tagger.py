@@ -607,7 +607,7 @@ def _semi_modal(token: Any) -> bool:
     doc = token.doc
     if token.lower_ == "to" and token.i > 0:
         token = doc[token.i - 1]
-    if token.lemma_.lower() not in _SEMI_MODALS or token.i + 2 > len(doc) - 1:
+    if token.lemma_.lower() not in _SEMI_MODALS or token.i + 2 >= len(doc):
         return False
     to, verb = doc[token.i + 1], doc[token.i + 2]
     return to.lower_ == "to" and verb.tag_ == "VB"
@@ -664,6 +664,11 @@ def _habitual_fact(doc: Any, relation: Any) -> bool:
         return False
     if relation_type_for(verb.text) is not RelationType.CAUSAL:
         return False
+    return _subject_in_cause(verb, relation)
+
+
+def _subject_in_cause(verb: Any, relation: Any) -> bool:
+    """Whether ``verb``'s (passive) subject starts inside the relation's cause span."""
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     start, end = relation.cause
     return subject is not None and start <= subject.idx < end
@@ -703,12 +708,9 @@ def _extent_of_change(doc: Any, relation: Any) -> bool:
         extent(obj) or any(c.tag_ == "JJS" for c in obj.children)
     ):
         return False  # "increased the 2019 exploration budget": a thing, not an extent
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     effect = doc.char_span(*relation.effect, alignment_mode="expand")
-    start, end = relation.cause
     return (
-        subject is not None
-        and start <= subject.idx < end
+        _subject_in_cause(verb, relation)
         and effect is not None
         and any(extent(t) for t in effect)
     )

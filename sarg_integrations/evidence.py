@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from sarg_integrations._text import count_tokens
 from sarg_integrations.links import (
     EventReader,
     PastTenseEventReader,
+    antecedent_documents,
     bridge_guided_selection,
     bridge_links,
     documents_continuing_event,
@@ -68,7 +69,9 @@ __all__ = [
     "asks_cause_or_effect",
     "asks_to_compare",
     "backed_chains",
+    "asked_event_story_evidence",
     "chain_evidence",
+    "continued_evidence",
     "compile_evidence",
     "document_relevance",
     "entry_evidence",
@@ -364,11 +367,14 @@ def compile_evidence(
         )
     else:
         asked_event: list[EvidencePassage] = []
+        antecedents: dict[str, str] | None = None
         if budget is not None and fallback_reason is None:
+            antecedents = _antecedents(documents, embedder, event_reader)
             anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
             if chains and not anchored:
                 asked_event, anchored = asked_event_evidence(
-                    query, documents, chains, triples, relevance, direction, event_reader
+                    query, documents, chains, triples, relevance, direction, event_reader,
+                    antecedents=antecedents,
                 )
             stats["chains_unanchored"] = len(chains) - len(anchored)
             if chains and not anchored:
@@ -388,6 +394,9 @@ def compile_evidence(
                 # Kept whole even past the budget: they carry the chain's missing links (a
                 # variant that made them fit the budget scored lower on ESTER, 87.5 vs 89.1 %).
                 starts = [chain.nodes[0] for chain in chains if chain.nodes]
+                evidence += continued_evidence(
+                    documents, evidence, direction, antecedents or {}
+                )
                 evidence += linked_evidence(
                     documents, evidence, triples, direction, embedder,
                     starts=starts, event_reader=event_reader,
@@ -403,6 +412,14 @@ def compile_evidence(
                     max(entry_similarity.values(), default=-1.0) < WEAK_ENTRY_MATCH
                 ):
                     evidence += _most_relevant(documents, evidence, relevance)
+            elif fallback_reason is not None and causal:
+                evidence = asked_event_story_evidence(
+                    query, documents, triples, relevance, direction, event_reader,
+                    antecedents=(
+                        _antecedents(documents, embedder, event_reader)
+                        if antecedents is None else antecedents
+                    ),
+                )
             chained = bool(evidence)
             evidence += fill_evidence(
                 documents, evidence, None, embedder, query_vector, stats,
@@ -616,6 +633,7 @@ def asked_event_evidence(
     event_reader: EventReader | None = None,
     *,
     top: int = 2,
+    antecedents: Mapping[str, str] | None = None,
 ) -> tuple[list[EvidencePassage], list[ReasoningChain]]:
     """The document telling the asked event with no relation of its own, and the chains
     that continue it, when no chain is anchored otherwise.
@@ -629,7 +647,11 @@ def asked_event_evidence(
     :class:`~sarg_integrations.links.PastTenseEventReader`) joins as a
     ``selected_by="entry"`` passage, and the chains through the documents that continue
     it the asked way (:func:`~sarg_integrations.links.documents_continuing_event`, then
-    :func:`~sarg_integrations.links.documents_linked_by_triples`) are anchored.
+    :func:`~sarg_integrations.links.documents_linked_by_triples`) are anchored. Asked for
+    causes, a document that follows from another (``antecedents``,
+    :func:`~sarg_integrations.links.antecedent_documents`: "As a result, card payments
+    … were declined") is continued by that one and by the documents continuing it
+    downstream ("A faulty update was installed …" / "The update crashed the servers").
 
     Returns:
         ``([], [])`` when no such document or no such chain exists (a question asking
@@ -657,6 +679,28 @@ def asked_event_evidence(
     upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
     if upstream is None or not chains or not relevance:
         return [], []
+    for doc_id, story in _asked_event_stories(
+        query, documents, triples, relevance, upstream, event_reader, antecedents, top
+    ):
+        kept = [c for c in chains if not set(c.document_ids).isdisjoint(story)]
+        if kept:
+            return whole_passages(documents, [doc_id], "entry"), kept
+    return [], []
+
+
+def _asked_event_stories(
+    query: str,
+    documents: Sequence[SourceDocument],
+    triples: Sequence[Triple],
+    relevance: Mapping[str, float],
+    upstream: bool,
+    event_reader: EventReader | None,
+    antecedents: Mapping[str, str] | None,
+    top: int,
+) -> Iterator[tuple[str, list[str]]]:
+    """(document telling the asked event, the documents continuing it the asked way) for
+    each of the ``top`` most relevant documents that holds no triple, names the question's
+    event and tells one (see :func:`asked_event_evidence`)."""
     reader = event_reader or PastTenseEventReader()
     position = {d.id: i for i, d in enumerate(documents)}
     by_id = {d.id: d for d in documents}
@@ -669,11 +713,111 @@ def asked_event_evidence(
         if not reader.tells_event(doc.text):
             continue
         continuing = documents_continuing_event(doc.text, triples, upstream)
+        before = (antecedents or {}).get(doc_id) if upstream else None
+        if before is not None and before in by_id:
+            continuing = [before, *documents_continuing_event(by_id[before].text, triples, False),
+                          *continuing]
         story = continuing + documents_linked_by_triples(continuing, triples, upstream=upstream)
-        kept = [c for c in chains if not set(c.document_ids).isdisjoint(story)]
-        if kept:
-            return whole_passages(documents, [doc_id], "entry"), kept
-    return [], []
+        yield doc_id, list(dict.fromkeys(story))
+
+
+def asked_event_story_evidence(
+    query: str,
+    documents: Sequence[SourceDocument],
+    triples: Sequence[Triple],
+    relevance: Mapping[str, float] | None,
+    direction: Direction | str | None,
+    event_reader: EventReader | None = None,
+    *,
+    top: int = 2,
+    antecedents: Mapping[str, str] | None = None,
+) -> list[EvidencePassage]:
+    """On fallback, the document telling the asked event (``selected_by="entry"``) and
+    the documents continuing it the asked way (``"linked"``), as in
+    :func:`asked_event_evidence`, when no entry node matched the question: "Why could
+    Dorne Bank customers not use their cards?" names no node of "update crashed
+    servers", but "As a result, card payments … were declined" follows from the update.
+    ``[]`` when no such document has a story, or for a question asking neither way.
+
+    Example:
+        >>> docs = [SourceDocument("q", "The update crashed the servers."),
+        ...         SourceDocument("s", "As a result, card payments were declined."),
+        ...         SourceDocument("p", "The bank has two million customers.")]
+        >>> triples = [Triple("update", "crashed", "servers", document_id="q")]
+        >>> class Past:
+        ...     def tells_event(self, text):
+        ...         return " were " in text or "crashed" in text
+        >>> found = asked_event_story_evidence("Why were card payments declined?", docs,
+        ...     triples, {"s": 0.9, "p": 0.5, "q": 0.2}, "backward", Past(),
+        ...     antecedents={"s": "q"})
+        >>> [(p.document_id, p.selected_by) for p in found]
+        [('s', 'entry'), ('q', 'linked')]
+    """
+    asked = None if direction is None else Direction(direction)
+    upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
+    if upstream is None or not relevance:
+        return []
+    for doc_id, story in _asked_event_stories(
+        query, documents, triples, relevance, upstream, event_reader, antecedents, top
+    ):
+        story = [d for d in story if d != doc_id]
+        if story:
+            return whole_passages(documents, [doc_id], "entry") + whole_passages(
+                documents, story, "linked"
+            )
+    return []
+
+
+def continued_evidence(
+    documents: Sequence[SourceDocument],
+    evidence: Sequence[EvidencePassage],
+    direction: Direction | str | None,
+    antecedents: Mapping[str, str],
+) -> list[EvidencePassage]:
+    """Passages (``selected_by="linked"``) of the documents the evidence follows from, or
+    that follow from it, across documents: a question for causes takes the antecedent
+    (``antecedents``, :func:`~sarg_integrations.links.antecedent_documents`) of each
+    held document that opens "As a result, …"; a question for effects takes each such
+    document whose antecedent is held. Repeated while new documents come in (a story
+    told "…. As a result, …. This meant …"); nothing for other questions.
+
+    Example:
+        >>> docs = [SourceDocument("a", "A storm cut the power."),
+        ...         SourceDocument("b", "As a result, the presses stopped.")]
+        >>> held = [EvidencePassage("a", docs[0].text, ())]
+        >>> [p.document_id for p in continued_evidence(docs, held, "forward", {"b": "a"})]
+        ['b']
+        >>> held = [EvidencePassage("b", docs[1].text, ())]
+        >>> [p.document_id for p in continued_evidence(docs, held, "backward", {"b": "a"})]
+        ['a']
+    """
+    asked = None if direction is None else Direction(direction)
+    if asked not in (Direction.BACKWARD, Direction.FORWARD) or not antecedents:
+        return []
+    held = {p.document_id for p in evidence}
+    found: list[str] = []
+    grew = True
+    while grew:
+        grew = False
+        for after, before in antecedents.items():
+            new = before if asked is Direction.BACKWARD else after
+            known = after if asked is Direction.BACKWARD else before
+            if (known in held or known in found) and new not in held and new not in found:
+                found.append(new)
+                grew = True
+    return whole_passages(documents, found, "linked")
+
+
+def _antecedents(
+    documents: Sequence[SourceDocument], embedder: Embedder, event_reader: EventReader | None
+) -> dict[str, str]:
+    """:func:`~sarg_integrations.links.antecedent_documents` by the embedder's cosines."""
+    from sarg_integrations.embedding import cosine_matrix
+
+    def similarity(a: Sequence[str], b: Sequence[str]) -> Any:
+        return cosine_matrix(embedder.embed(list(a)), embedder.embed(list(b)))
+
+    return antecedent_documents(documents, similarity, event_reader)
 
 
 def source_evidence(

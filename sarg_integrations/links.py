@@ -46,6 +46,8 @@ __all__ = [
     "documents_linked_by_triples",
     "EventReader",
     "PastTenseEventReader",
+    "antecedent_documents",
+    "continues_earlier_text",
     "documents_continuing_event",
     "documents_stating_open_causes",
     "names_same_event",
@@ -689,6 +691,83 @@ def documents_continuing_event(
         if any(names_same_event(text, side) for side in sides if side):
             found.setdefault(t.document_id, None)
     return list(found)
+
+
+# A first sentence that says it follows from what was told before: "As a result, card
+# payments were declined", "This meant that …", "Because of this, …", or a result adverb
+# before the clause's verb with no clause of its own before it ("The council therefore
+# closed the bridge"; not "Prices rose; therefore …", whose cause is its own).
+_CONTINUING_OPENER = re.compile(
+    r"^\W*(?:as\s+a\s+(?:direct\s+)?(?:result|consequence)\s*,|consequently\b|"
+    r"(?:therefore|thus|hence|accordingly)\s*,|"
+    r"(?:because\s+of|due\s+to|owing\s+to)\s+(?:this|that|it)\s*,|"
+    r"for\s+(?:this|that)\s+reason\b|(?:this|that)\s+meant\b|"
+    r"(?:[\w'’-]+\s+){1,5}(?:therefore|thus|consequently|accordingly)\s+\w)",
+    re.IGNORECASE,
+)
+
+
+def continues_earlier_text(text: str) -> bool:
+    """Whether ``text`` opens by saying it follows from something told before it ("As a
+    result, …", "Consequently …", "This meant that …", "The council therefore closed
+    …"): its cause is in another document.
+
+    Example:
+        >>> continues_earlier_text("As a result, card payments were declined.")
+        True
+        >>> continues_earlier_text("The council therefore closed the bridge to lorries.")
+        True
+        >>> continues_earlier_text("Prices rose; therefore demand fell.")
+        False
+        >>> continues_earlier_text("As a result of the storm, the road closed.")
+        False
+    """
+    return _CONTINUING_OPENER.match(text) is not None
+
+
+def antecedent_documents(
+    documents: Sequence[SourceDocument],
+    similarity: Callable[[Sequence[str], Sequence[str]], Any],
+    event_reader: EventReader | None = None,
+) -> dict[str, str]:
+    """Each document that continues earlier text (:func:`continues_earlier_text`) → the
+    document it most likely follows from: of the others that tell an event
+    (``event_reader``, default :class:`PastTenseEventReader`), the most similar one
+    (``similarity``: texts ``a``, texts ``b`` → their cosine matrix; ties to the earlier
+    document). Retrieval does not keep a text's order, so "As a result, card payments
+    … were declined" is joined to "A faulty update was installed on the bank's payment
+    servers" by what it says, not by where it stands; a profile ("The bank has two
+    million customers") tells no event and is never an antecedent.
+
+    Example:
+        >>> docs = [SourceDocument("a", "A storm cut the power."),
+        ...         SourceDocument("b", "As a result, the presses stopped."),
+        ...         SourceDocument("c", "The plant prints four papers.")]
+        >>> def similar(a, b):  # stands in for embedding cosines
+        ...     return [[0.5 if "power" in y else 0.1 for y in b] for x in a]
+        >>> class Past:
+        ...     def tells_event(self, text):
+        ...         return "cut" in text or "stopped" in text
+        >>> antecedent_documents(docs, similar, Past())
+        {'b': 'a'}
+    """
+    texts = [d for d in documents if d.text.strip()]
+    continuing = [d for d in texts if continues_earlier_text(d.text)]
+    if not continuing:
+        return {}
+    reader = event_reader or PastTenseEventReader()
+    events = [d for d in texts if reader.tells_event(d.text)]
+    out: dict[str, str] = {}
+    for doc, row in zip(continuing, _rows(similarity([d.text for d in continuing],
+                                                     [d.text for d in events]))):
+        scored = [(-float(x), i) for i, x in enumerate(row) if events[i].id != doc.id]
+        if scored:
+            out[doc.id] = events[min(scored)[1]].id
+    return out
+
+
+def _rows(matrix: Any) -> list[list[float]]:
+    return [list(row) for row in (matrix.tolist() if hasattr(matrix, "tolist") else matrix)]
 
 
 def documents_stating_open_causes(

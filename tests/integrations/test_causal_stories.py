@@ -30,6 +30,8 @@ KNOWN_MISSES = {
     # "Without that connection, no customer could log in": "that connection" is the
     # previous document's "server's connection to the customer database", an anaphor
     # across documents the graph does not resolve; the one-document chain is not anchored.
+    # On fallback the update and database documents come in as the asked event's story
+    # ("login server" / "server's connection"), the login document does not.
     "bank": "'that connection' is not resolved across documents: the query falls back",
     # The textiles, wildfire and school-bus stories pass since a document with no relation
     # that tells the past event where the story starts upstream is linked
@@ -66,6 +68,8 @@ KNOWN_MISSES = {
     # pesticide" / "After the ban, …").
     # "Measles cases in Dunmore rose to 120" states no relation, and the protection
     # document's effect is named "left many children": no node is near the question.
+    # Every chain document is in since the fallback takes the asked event's story
+    # (evidence.asked_event_story_evidence), but the prompt holds no chain.
     "measles": "the asked event's document states no relation: the query falls back",
     # An eleventh set (pension, cholera, renko, orchestra, palu), written on 2026-12-03
     # and run once on the tenth set's code: pension, renko and orchestra passed. Two pass
@@ -78,9 +82,11 @@ KNOWN_MISSES = {
     # "Mosquitoes bred rapidly in the stagnant pools" is read mosquitoes -> "rapidly", not
     # from the pools, so nothing continues upstream to "pools of standing water".
     "dengue": "the tagger reads 'bred rapidly', not the pools: the story's first step stays out",
-    # "The council therefore closed the bridge": the cause of "therefore" is the previous
-    # document, and "could no longer carry heavy loads" is read without its negation.
-    "orsk": "a cross-document 'therefore': the chain stops at the closure document",
+    # "The council therefore closed the bridge" follows from another document: the most
+    # similar one telling an event is the salt document (links.antecedent_documents), so
+    # the salt and closure documents are in, but "Inspectors found that the weakened
+    # cables could no longer carry heavy loads", the step between them, is not.
+    "orsk": "'therefore' is joined to the salt document: the step between is out",
     # "toxic algae bloom" / "Because of the toxins": no shared stem (toxic, toxin), cosine
     # 0.23 (under 0.25); the bookings document comes in by relevance instead.
     "algae": "'toxic' / 'the toxins' share no stem (0.23): the ban document stays out",
@@ -89,10 +95,9 @@ KNOWN_MISSES = {
     # ("staff had to process *passengers* by hand"; evidence.asked_event_evidence).
     # A thirteenth set (kalmar, norra, linden, ketar, varo), written on 2026-12-03 and run
     # once on the twelfth set's final code: kalmar and norra passed. Linden passes since a
-    # modal alone ("Teachers in Linden *must* hold a state licence") is no signal.
-    # "Mount Ketar last erupted in 1911" is read Mount Ketar -> erupted with no signal and
-    # carries the anchored chain; dropping such subject / verb pairs cost CNC dev 2 pairs.
-    "ketar": "the 1911 eruption is read as a relation and carries the anchored chain",
+    # modal alone ("Teachers in Linden *must* hold a state licence") is no signal. Ketar
+    # passes since a subject and its verb, tagged with no signal, are one clause and no
+    # relation ("Mount Ketar last erupted in 1911"; tagger._whole_clauses).
     # Varo passes since the present-tense main verb of a profile ("Varo Motors *builds*
     # cars in three countries") is no signal unless it says what one thing does to another.
     # A fourteenth set (ferrytown, varroa, tram, serra, clinic), written on 2026-12-03 and
@@ -166,8 +171,11 @@ KNOWN_MISSES = {
     "bray": "'their main food' is the herring of another document: the query falls back",
     # A twentieth set (dorne, skarv, arden, orin, halden), written on 2026-12-03 after the
     # tagger's "for lack of" reading and run once on that code: only orin passed (1 of 5).
-    # "As a result, card payments … were declined": the cause is the previous document.
-    "dorne": "a cross-document 'As a result,': the chain stops at the declined payments",
+    # "As a result, card payments … were declined": the cause is another document. The
+    # evidence now holds the story (the fallback takes the asked event's document, its
+    # antecedent "A faulty software update was installed …" and the crash document), but
+    # no node is near the question, so the prompt holds no chain.
+    "dorne": "no node is near the question: the right documents, on fallback",
     # "The parasites killed about a fifth of the farmed fish": the parasites are the sea
     # lice of another document, and nothing names the asked outbreak.
     "skarv": "'the parasites' are the sea lice of another document: the query falls back",
@@ -192,26 +200,32 @@ KNOWN_MISSES = {
     # "As a result, Monday's newspapers reached shops in the afternoon": the cause is the
     # previous document, and "The presses stood still" states no relation.
     "norvik": "a cross-document 'As a result,' and a stopped press with no relation",
+    # A twenty-second set (kilby, mossel, pirn, hollin, ravel), written on 2026-12-04 after
+    # the cross-document antecedents (links.antecedent_documents) and run once on that
+    # code: only kilby passed (1 of 5).
+    # "The main lock … broke" / "Barges could no longer pass": world knowledge.
+    "mossel": "'the lock broke' / 'barges could no longer pass' is world knowledge",
+    # The direction head reads "Why was the Pirn ski resort closed in January?" as
+    # bidirectional (0.50 against backward 0.45): not a causal question to the evidence.
+    "pirn": "the direction head reads this why-question as bidirectional: relevance alone",
+    # "A main sewer … collapsed" / "Engineers closed the High Street to dig up the broken
+    # pipe": a sewer is a pipe by world knowledge, and "High Street" is a name.
+    "hollin": "'sewer' / 'the broken pipe' is world knowledge: the query falls back",
+    # "A severe storm warning was issued *for the coast*" is read as a purpose, and
+    # "This meant that the fleet stayed in port" is joined to the ban, not the warning.
+    "ravel": "the warning's 'for the coast' is read as a purpose: the story's start is out",
 }
 
 
 # Where a chain document stays out, the budget's relevance fill can bring a distractor in:
-# the most relevant document left is a profile; on the bank's fallback the profile is
-# bridged from the update document (both name "Palo Bank").
+# the most relevant document left is a profile. On fallback, a question for causes first
+# takes the asked event's document and the story behind it (the bank, measles and Dorne
+# stories: evidence.asked_event_story_evidence), and their profiles stay out.
 KNOWN_DISTRACTORS = {
-    "bank": "on fallback the bank's profile is bridged in from the update document",
     "flu": "'Flu vaccines are updated every year' shares 'flu vaccin' with the chain",
     # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
     # in 1961" (a real temporal triple of the dam's history) shares its stem "reservoir".
     "reservoir": "the dam's history shares the stem 'reservoir' with the open end's span",
-    # On fallback the measles-cases document comes in by relevance and the history of
-    # measles is bridged from it (both name "Measles").
-    "measles": "on fallback the history of measles is bridged in from the cases document",
-    # With the upstream documents out, the most relevant one left is a profile.
-    "orsk": "the bridge's length comes in by relevance, the cables document being out",
-    # "Coffee grows best between 1,000 and 2,000 metres" is no longer read as a relation
-    # (a profile's present-tense verb), so only the 1911 eruption comes in.
-    "ketar": "the 1911 eruption carries the anchored chain",
     "vettar": "on fallback the town's profile is bridged in from the water document",
     "fishery": "the plant's profile carries an anchored chain",
     "gazette": "the ink's profile carries an anchored chain",
@@ -219,10 +233,12 @@ KNOWN_DISTRACTORS = {
     "tolva": "on fallback the bridge's history comes in by relevance",
     "marrow": "the pottery's founding comes in by relevance, the story's first steps out",
     "bray": "on fallback the bay's profile comes in by relevance",
-    "dorne": "the bank's size comes in by relevance, the update documents being out",
     "skarv": "on fallback the lice's profile comes in by relevance",
     "arden": "'Asthma affects about one in twelve adults' comes in by relevance",
     "norvik": "on fallback the plant's profile comes in by relevance",
+    "mossel": "on fallback the canal's history comes in by relevance",
+    "pirn": "with relevance alone the resort's lifts come in",
+    "hollin": "on fallback the street's profile is bridged in from the sewer document",
 }
 
 

@@ -20,8 +20,10 @@ from sarg_integrations.evidence import (
     WEAK_ENTRY_MATCH,
     anchored_chains,
     asked_event_evidence,
+    asked_event_story_evidence,
     asks_to_compare,
     compile_evidence,
+    continued_evidence,
     entry_evidence,
     fill_evidence,
     linked_evidence,
@@ -30,8 +32,10 @@ from sarg_integrations.evidence import (
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
+    antecedent_documents,
     bridge_guided_selection,
     bridge_links,
+    continues_earlier_text,
     document_topic,
     documents_linked_by_triples,
     documents_stating_open_causes,
@@ -1457,3 +1461,115 @@ def test_the_pipeline_anchors_chains_from_the_asked_events_document_instead_of_f
     assert [c.document_ids for c in result.chains] == [("cuts",)]
     held = [(p.document_id, p.selected_by) for p in result.evidence]
     assert held[:2] == [("burst", "entry"), ("cuts", "chain")]
+
+
+# --------------------------------------------------------- documents following from others
+
+@pytest.mark.parametrize(
+    ("text", "continues"),
+    [
+        ("As a result, card payments by Dorne Bank customers were declined.", True),
+        ("As a consequence, the mill closed.", True),
+        ("Consequently the talks failed.", True),
+        ("Therefore, the match was cancelled.", True),
+        ("Because of this, the road stayed shut.", True),
+        ("This meant that trains could not run.", True),
+        ("For this reason the school closed early.", True),
+        ("The council therefore closed the bridge to lorries in June.", True),
+        # Their cause is their own.
+        ("As a result of the storm, the road closed.", False),
+        ("Prices rose; therefore demand fell.", False),
+        ("Heavy rain fell, and the river thus burst its banks.", False),
+        ("The result was announced on Friday.", False),
+    ],
+)
+def test_a_document_opening_with_a_result_connective_continues_earlier_text(text, continues):
+    assert continues_earlier_text(text) is continues
+
+
+def _word_overlap(a, b):
+    """Cosine stand-in: the share of words two texts have in common (Jaccard)."""
+    def bag(text):
+        return set(re.findall(r"[a-z]+", text.lower()))
+
+    return [[len(bag(x) & bag(y)) / len(bag(x) | bag(y)) for y in b] for x in a]
+
+
+DORNE = [
+    SourceDocument("update", "A faulty update was installed on the bank's payment servers."),
+    SourceDocument("crash", "The update crashed the servers overnight."),
+    SourceDocument("cards", "As a result, card payments by the bank's customers were declined."),
+    SourceDocument("size", "The bank's payment servers are in Leeds."),
+]
+
+
+def test_the_antecedent_is_the_most_similar_document_telling_an_event():
+    # "size" shares more words with "cards" than "crash" does, but tells no event.
+    found = antecedent_documents(DORNE, _word_overlap, _Events("installed", "crashed"))
+    assert found == {"cards": "update"}
+    # Nothing continues earlier text: no antecedent, and no event is read at all.
+    class Unread:
+        def tells_event(self, text):
+            raise AssertionError("read without need")
+
+    assert antecedent_documents(DORNE[:2], _word_overlap, Unread()) == {}
+    # No other document tells an event: none.
+    assert antecedent_documents(DORNE, _word_overlap, _Events("declined")) == {}
+
+
+def test_continued_evidence_follows_the_asked_way_and_repeats():
+    docs = [SourceDocument("a", "A storm cut the power."),
+            SourceDocument("b", "As a result, the presses stopped."),
+            SourceDocument("c", "This meant that papers came late."),
+            SourceDocument("d", "The plant prints four papers.")]
+    antecedents = {"b": "a", "c": "b"}
+
+    def held(*ids):
+        return [EvidencePassage(i, "", ()) for i in ids]
+
+    found = continued_evidence(docs, held("c"), "backward", antecedents)
+    assert [(p.document_id, p.selected_by) for p in found] == [("b", "linked"), ("a", "linked")]
+    found = continued_evidence(docs, held("a"), "forward", antecedents)
+    assert [p.document_id for p in found] == ["b", "c"]
+    assert continued_evidence(docs, held("a"), "backward", antecedents) == []
+    assert continued_evidence(docs, held("c"), "bidirectional", antecedents) == []
+
+
+def test_the_asked_events_document_is_continued_by_its_antecedent_and_what_followed_it():
+    triples = [Triple("update", "crashed", "servers", document_id="crash")]
+    relevance = {"cards": 0.7, "size": 0.5, "update": 0.3, "crash": 0.1}
+    query = "Why were card payments declined?"
+    reader = _Events("installed", "crashed", "declined")
+    # Without the antecedent nothing continues the declined payments upstream.
+    assert asked_event_story_evidence(query, DORNE, triples, relevance, "backward", reader) == []
+    found = asked_event_story_evidence(query, DORNE, triples, relevance, "backward", reader,
+                                       antecedents={"cards": "update"})
+    assert [(p.document_id, p.selected_by) for p in found] == [
+        ("cards", "entry"), ("update", "linked"), ("crash", "linked")]
+    # The same story anchors a chain that no entry node anchored.
+    chain = _chain_in("crash")
+    found, kept = asked_event_evidence(query, DORNE, [chain], triples, relevance, "backward",
+                                       reader, antecedents={"cards": "update"})
+    assert [p.document_id for p in found] == ["cards"] and kept == [chain]
+    assert asked_event_story_evidence(query, DORNE, triples, relevance, "bidirectional", reader,
+                                      antecedents={"cards": "update"}) == []
+
+
+def test_on_fallback_a_question_for_causes_gets_the_story_behind_the_asked_event():
+    docs = [
+        {"id": "update", "text": "A faulty update was installed on the card payment servers."},
+        {"id": "crash", "text": "The update causes server crashes."},
+        {"id": "cards", "text": "As a result, card payments were declined on Saturday."},
+        {"id": "profile", "text": "Dorne Bank has two million customers in Wales."},
+    ]
+    result = SARGPipeline(
+        SARGConfig(similarity_threshold=0.99),  # no entry node: the run falls back
+        extractor=PatternExtractor(lowercase=True),
+        embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("card payments declined"),
+        direction_classifier=CueWordDirectionClassifier(),
+        event_reader=PastTenseWords(),
+    ).run("Why were card payments declined on Saturday?", docs)
+    assert result.used_fallback
+    held = [(p.document_id, p.selected_by) for p in result.evidence]
+    assert held == [("cards", "entry"), ("update", "linked"), ("crash", "linked")], held

@@ -248,7 +248,7 @@ def test_a_worker_stuck_past_the_exit_wait_leaves_with_the_commands_status(
     # The exit wait ran out and the interpreter went on tearing down under the thread in
     # native code: the abort of item 3 again. Now `sarg` leaves at once with its status.
     (tmp_path / "a.txt").write_text("Rain causes floods.", encoding="utf-8")
-    child = _python(SLOW_EXTRACTOR.replace("time.sleep(1.0)", "time.sleep(20)") + f"""
+    child = _python(SLOW_EXTRACTOR.replace("time.sleep(3.0)", "time.sleep(20)") + f"""
     import atexit, sys
     from fakes import HashingEmbedder, QueryWords
     from sarg_integrations import cli

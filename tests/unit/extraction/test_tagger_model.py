@@ -214,6 +214,42 @@ def test_a_thing_and_how_far_it_changed_is_no_relation(tagger) -> None:
     assert found(raised, "council", "bus fares"), [(t.cause, t.effect) for t in raised]
 
 
+def test_an_extent_read_as_the_cause_is_no_relation_either(tagger) -> None:
+    # Read "12 percent last year" --grew by--> "online banking in the country".
+    grew = tagger.extract(
+        SourceDocument("d", "Online banking in the country grew by 12 percent last year.")
+    )
+    assert grew == [], [(t.cause, t.relation, t.effect) for t in grew]
+
+
+def test_a_clause_after_a_result_connective_is_one_event(tagger) -> None:
+    # The tagger split each clause into its subject (the "cause") and its predicate:
+    # "card" --leads to--> "declined", "council" --therefore--> "closed bridge".
+    declined = tagger.extract(SourceDocument("d", (
+        "The update crashed the servers overnight. As a result, card payments by Dorne "
+        "Bank customers were declined all Saturday.")))
+    pairs = [(t.cause, t.effect) for t in declined]
+    assert found(declined, "servers", "card payments declined"), pairs
+    assert not any(t.cause == "card" for t in declined), pairs
+    closed = tagger.extract(SourceDocument("d", (
+        "Years of road salt corroded the steel cables of the Orsk bridge. The council "
+        "therefore closed the bridge to lorries in June.")))
+    pairs = [(t.cause, t.effect) for t in closed]
+    assert found(closed, "cables", "council closed bridge"), pairs
+    assert not any(t.cause.lower() == "council" for t in closed), pairs
+    # With nothing before it in its document, the clause has no cause here: the
+    # evidence finds it in another document (links.antecedent_documents).
+    for text in ("As a result, card payments by Dorne Bank customers were declined.",
+                 "The council therefore closed the bridge to lorries in June."):
+        alone = tagger.extract(SourceDocument("d", text))
+        assert alone == [], [(t.cause, t.relation, t.effect) for t in alone]
+    # A subordinating signal still relates its two clauses, even where the parser takes
+    # "cars" for the subject of "climbed".
+    climbed = tagger.extract(SourceDocument(
+        "d", "With fewer new cars for sale, used-car prices climbed 15 percent."))
+    assert found(climbed, "fewer cars", "prices climbed"), [(t.cause, t.effect) for t in climbed]
+
+
 def test_a_for_followed_by_a_want_or_a_fear_gives_a_reason(tagger) -> None:
     # "for lack of birds" was read as an aim: "lack of birds" --is the aim of--> the tours.
     for text, cause in [("Boat tours to see the puffins were cancelled for lack of birds.", "lack"),

@@ -13,15 +13,15 @@ from typing import Any
 
 import networkx as nx
 import pytest
-from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+from fakes import FixedKeyphrases, HashingEmbedder, PastTenseWords, PatternExtractor
 
 from sarg_integrations import viz as visualize
-from sarg_integrations.viz import exports, view
 from sarg_integrations.config import SARGConfig
 from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import MissingDependencyError
 from sarg_integrations.pipeline import SARGPipeline
 from sarg_integrations.schema import SARGResult
+from sarg_integrations.viz import exports, view
 
 HOSTILE = '<script>alert("pwned")</script> "quoted" & <b>bold</b>'
 DOCS = [
@@ -286,6 +286,7 @@ def fake_cli(monkeypatch: pytest.MonkeyPatch) -> None:
             embedder=HashingEmbedder(),
             direction_classifier=CueWordDirectionClassifier(),
             keyphrase_extractor=FixedKeyphrases("storm"),
+            event_reader=PastTenseWords(),
         )
 
     monkeypatch.setattr(cli.run, "build_pipeline", fake_build)

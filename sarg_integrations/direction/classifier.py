@@ -31,6 +31,7 @@ from sarg_integrations.direction.base import (
     LABELS,
     MAX_QUERY_CHARS,
     BaseDirectionClassifier,
+    CueWordDirectionClassifier,
     check_queries,
     check_query,
 )
@@ -57,6 +58,7 @@ MAX_HEAD_BYTES = 64_000_000
 """A direction head file larger than this is refused before it is read."""
 DEFAULT_MARGIN = 0.15
 """Top-1 minus top-2 probability below which a prediction falls back to bidirectional."""
+_CUES = CueWordDirectionClassifier()
 IN_MEMORY_ENCODER = "memory:fine-tuned"
 """Encoder identity of a fine-tuned body that was not saved (it cannot be saved later)."""
 HEAD_FILE = "direction_head.json"
@@ -101,6 +103,9 @@ class DirectionClassifier(BaseDirectionClassifier):
     A prediction whose top-1 minus top-2 probability is below ``margin`` falls back to
     bidirectional (walk both ways rather than miss the chain); the prediction's
     ``scores`` still hold the head's probabilities and its rationale says it fell back.
+    A bidirectional prediction that unsure goes to the runner-up direction when the
+    question's cue words (:class:`CueWordDirectionClassifier`) ask that way: "*Why* was
+    the Pirn ski resort closed in January?" (bidirectional 0.50, backward 0.45).
 
     Args:
         weights: Head weights, shape ``(3, dim)``, rows in :data:`LABELS` order.
@@ -296,11 +301,27 @@ class DirectionClassifier(BaseDirectionClassifier):
         total = sum(exps)
         return [e / total for e in exps]
 
-    def _decide(self, probs: Sequence[float]) -> tuple[Direction, str]:
+    def _decide(self, probs: Sequence[float], text: str | None = None) -> tuple[Direction, str]:
         order = sorted(range(len(LABELS)), key=lambda i: -probs[i])
         top, second = order[0], order[1]
         gap = float(probs[top] - probs[second])
         label = LABELS[top]
+        runner_up = LABELS[second]
+        if (
+            label == Direction.BIDIRECTIONAL.value
+            and gap < self.margin
+            and text is not None
+            and runner_up != label
+            and _CUES.predict_direction(text).direction.value == runner_up
+        ):
+            # Unsure between "about X" and a direction the question's own wording asks
+            # ("*Why* was the Pirn ski resort closed in January?": bidirectional 0.50,
+            # backward 0.45): the wording decides.
+            return Direction(runner_up), (
+                f"low confidence: {label} {probs[top]:.2f} vs {runner_up} "
+                f"{probs[second]:.2f} (margin {gap:.2f} < {self.margin}); "
+                f"the question's cue words ask {runner_up}"
+            )
         if label != Direction.BIDIRECTIONAL.value and gap < self.margin:
             return Direction.BIDIRECTIONAL, (
                 f"low confidence: {label} {probs[top]:.2f} vs {LABELS[second]} "
@@ -309,8 +330,10 @@ class DirectionClassifier(BaseDirectionClassifier):
             )
         return Direction(label), f"head: {label} {probs[top]:.2f} (margin {gap:.2f})"
 
-    def _prediction(self, probs: Sequence[float], note: str = "") -> DirectionPrediction:
-        direction, rationale = self._decide(probs)
+    def _prediction(
+        self, probs: Sequence[float], note: str = "", text: str | None = None
+    ) -> DirectionPrediction:
+        direction, rationale = self._decide(probs, text)
         return DirectionPrediction(
             direction=direction,
             confidence=round(float(probs[LABELS.index(direction.value)]), 4),
@@ -342,9 +365,9 @@ class DirectionClassifier(BaseDirectionClassifier):
             if self._can_reuse(candidate):
                 probs = self._proba_one(candidate, text)
                 if probs is not None:
-                    return self._prediction(probs, note)
+                    return self._prediction(probs, note, text)
         vector = self.embed([text])[0]
-        return self._prediction(self.proba_from_embeddings(vector, [text])[0], note)
+        return self._prediction(self.proba_from_embeddings(vector, [text])[0], note, text)
 
     def predict_proba(self, queries: Sequence[str]) -> list[dict[str, float]]:
         """Return each query's probability per label (one batched forward pass).
@@ -368,16 +391,15 @@ class DirectionClassifier(BaseDirectionClassifier):
         if not texts:
             return []
         probs = self.proba_from_embeddings(self.embed(texts), texts)
-        return [self._decide(row)[0].value for row in probs]
+        return [self._decide(row, text)[0].value for row, text in zip(probs, texts)]
 
     def predict_batch(self, queries: Sequence[str]) -> list[DirectionPrediction]:
         """Return a full :class:`DirectionPrediction` per query (batched)."""
         texts = check_queries(queries, normalize=True)
         if not texts:
             return []
-        return [
-            self._prediction(row) for row in self.proba_from_embeddings(self.embed(texts), texts)
-        ]
+        probs = self.proba_from_embeddings(self.embed(texts), texts)
+        return [self._prediction(row, text=text) for row, text in zip(probs, texts)]
 
     # ---------------------------------------------------------------- persistence
 

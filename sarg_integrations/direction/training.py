@@ -322,7 +322,7 @@ def evaluate_direction_classifier(
     x = classifier.embed(texts) if embeddings is None else np.asarray(embeddings)
     probs = classifier.proba_from_embeddings(x, texts)
     argmax = [LABELS[int(i)] for i in probs.argmax(axis=1)]
-    fallback = [classifier._decide(p)[0].value for p in probs]
+    fallback = [classifier._decide(p, text)[0].value for p, text in zip(probs, texts)]
     return {
         "accuracy": float(np.mean([a == g for a, g in zip(argmax, gold)])),
         "accuracy_with_fallback": float(np.mean([a == g for a, g in zip(fallback, gold)])),

@@ -205,9 +205,12 @@ KNOWN_MISSES = {
     # code: only kilby passed (1 of 5).
     # "The main lock … broke" / "Barges could no longer pass": world knowledge.
     "mossel": "'the lock broke' / 'barges could no longer pass' is world knowledge",
-    # The direction head reads "Why was the Pirn ski resort closed in January?" as
-    # bidirectional (0.50 against backward 0.45): not a causal question to the evidence.
-    "pirn": "the direction head reads this why-question as bidirectional: relevance alone",
+    # The direction head read "Why was the Pirn ski resort closed in January?" as
+    # bidirectional (0.50 against backward 0.45), so the evidence took relevance alone.
+    # Since an unsure head follows the question's cue words, it is backward, and the
+    # fallback takes the closure document and its antecedent's story; no node is near the
+    # question, so the prompt holds no chain.
+    "pirn": "no node is near the question: the right documents, on fallback",
     # "A main sewer … collapsed" / "Engineers closed the High Street to dig up the broken
     # pipe": a sewer is a pipe by world knowledge, and "High Street" is a name.
     "hollin": "'sewer' / 'the broken pipe' is world knowledge: the query falls back",
@@ -237,7 +240,6 @@ KNOWN_DISTRACTORS = {
     "arden": "'Asthma affects about one in twelve adults' comes in by relevance",
     "norvik": "on fallback the plant's profile comes in by relevance",
     "mossel": "on fallback the canal's history comes in by relevance",
-    "pirn": "with relevance alone the resort's lifts come in",
     "hollin": "on fallback the street's profile is bridged in from the sewer document",
 }
 

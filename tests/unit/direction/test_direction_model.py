@@ -142,6 +142,24 @@ def test_low_margin_falls_back_to_bidirectional_and_keeps_probabilities():
     assert strict.predict([BACKWARD[0]]) == ["bidirectional"]
 
 
+def _probs(**by_label):
+    return [by_label[label] for label in LABELS]
+
+
+def test_an_unsure_bidirectional_reading_follows_the_questions_cue_words():
+    clf = DirectionClassifier(np.zeros((3, 4)), np.zeros(3), margin=0.15)
+    unsure = _probs(bidirectional=0.50, backward=0.45, forward=0.05)
+    why = "Why was the Pirn ski resort closed in January?"
+    direction, rationale = clf._decide(unsure, why)
+    assert direction is Direction.BACKWARD and "cue words ask backward" in rationale
+    # The wording must ask the runner-up's way, the head must be unsure, and a text given.
+    assert clf._decide(unsure, "Who founded the Pirn ski resort?")[0] is Direction.BIDIRECTIONAL
+    assert clf._decide(unsure, "What did the closure lead to?")[0] is Direction.BIDIRECTIONAL
+    sure = _probs(bidirectional=0.70, backward=0.25, forward=0.05)
+    assert clf._decide(sure, why)[0] is Direction.BIDIRECTIONAL
+    assert clf._decide(unsure)[0] is Direction.BIDIRECTIONAL
+
+
 @pytest.mark.parametrize("margin", [-0.1, 1.5, "0.2", True])
 def test_bad_margin_is_a_config_error(margin):
     with pytest.raises(ConfigError, match="margin"):

@@ -404,10 +404,17 @@ def compile_evidence(
                 evidence += source_evidence(
                     documents, evidence, triples, direction, starts, event_reader
                 )
-                evidence += entry_evidence(
+                entry = entry_evidence(
                     documents, evidence, chains, entry_similarity, entry_documents, relevance,
                     event_reader=event_reader,
                 )
+                if entry:
+                    # The entry document's story starts somewhere too: "The strike halted the
+                    # refinery's output" / "Workers at the refinery went on strike".
+                    evidence += entry
+                    evidence += source_evidence(
+                        documents, evidence, triples, direction, starts, event_reader
+                    )
                 if entry_similarity is not None and (
                     max(entry_similarity.values(), default=-1.0) < WEAK_ENTRY_MATCH
                 ):
@@ -708,9 +715,12 @@ def _asked_event_stories(
     ranked = sorted(relevance, key=lambda d: (-relevance[d], position.get(d, len(position))))
     for doc_id in ranked[:top]:
         doc = by_id.get(doc_id)
-        if doc is None or doc_id in bearing or not names_same_event(query, doc.text):
+        # Asked for effects, the document telling the asked event may hold the relation
+        # that led to it ("The Brock tannery closed … after losing its biggest customer"):
+        # the story asked for starts there all the same.
+        if doc is None or (upstream and doc_id in bearing):
             continue
-        if not reader.tells_event(doc.text):
+        if not names_same_event(query, doc.text) or not reader.tells_event(doc.text):
             continue
         continuing = documents_continuing_event(doc.text, triples, upstream)
         before = (antecedents or {}).get(doc_id) if upstream else None

@@ -253,6 +253,20 @@ _PHRASAL_NOUNS = {
 # the "layoffs", "broke" down / the "breakdown").
 _IRREGULAR_PASTS = {"laid": "lay", "broke": "break", "sold": "sell"}
 
+# Nouns of an event whose stem the stemmer does not share with its verb's ("the
+# *closure*" / "the tannery *closed*", "the *failure*" / "the pumps *failed*", "the
+# *loss*" / "*lost* its licence"); a closed list, as "-ure" or "-al" also end nouns that
+# name no verb ("culture", "capital").
+_DEVERBAL_NOUNS = {
+    "closure": "close", "closures": "close", "failure": "fail", "failures": "fail",
+    "departure": "depart", "seizure": "seize", "exposure": "expose",
+    "arrival": "arrive", "refusal": "refuse", "removal": "remove", "approval": "approve",
+    "withdrawal": "withdraw", "denial": "deny", "survival": "survive",
+    "dismissal": "dismiss", "explosion": "explode", "explosions": "explode",
+    "destruction": "destroy", "decision": "decide", "loss": "lose", "losses": "lose",
+    "lost": "lose", "death": "die", "deaths": "die",
+}
+
 
 def node_words(name: str) -> frozenset[str]:
     """Content words of a node name: lower-cased, stop words out, Snowball-stemmed.
@@ -270,6 +284,8 @@ def node_words(name: str) -> frozenset[str]:
         frozenset({'walk'})
         >>> node_words("the layoffs") & node_words("the firm laid off 40 workers")
         frozenset({'lay'})
+        >>> node_words("the closure") & node_words("the tannery closed in March")
+        frozenset({'close'})
     """
     return frozenset(_stems(_content(name)))
 
@@ -280,7 +296,9 @@ def _stems(words: Iterable[str]) -> Iterator[str]:
     for word in words:
         lower = word.lower()
         yield _stem(lower)
-        base = _PHRASAL_NOUNS.get(lower) or _IRREGULAR_PASTS.get(lower)
+        base = (
+            _PHRASAL_NOUNS.get(lower) or _IRREGULAR_PASTS.get(lower) or _DEVERBAL_NOUNS.get(lower)
+        )
         if base is not None:
             yield _stem(base)
 

@@ -732,13 +732,39 @@ def _habitual_fact(doc: Any, relation: Any) -> bool:
     if span is None or len(span) != 1 or relation.cause is None:
         return False
     verb = span[0]
-    if verb.tag_ not in ("VBZ", "VBP") or verb.dep_ != "ROOT":
-        return False
-    if verb.lemma_.lower() in _present_cue_verbs():
+    if span[0].lower_ == "for" and relation.effect is not None:
+        return _habitual_aim(doc, relation)
+    if not _profile_verb(verb):
         return False
     if relation_type_for(verb.text) is not RelationType.CAUSAL:
         return False
     return _subject_in_cause(verb, relation)
+
+
+def _profile_verb(verb: Any) -> bool:
+    """A present-tense main verb that tells what a thing habitually does: not one that
+    says what one thing does to another (:func:`_present_cue_verbs`), unless it is "make"
+    with no complement, which makes a product ("The Brock tannery *makes* leather"), not
+    a change ("*makes* the roads impassable")."""
+    if verb.tag_ not in ("VBZ", "VBP") or verb.dep_ != "ROOT":
+        return False
+    lemma = verb.lemma_.lower()
+    if lemma == "make":
+        return not any(c.dep_ in ("ccomp", "xcomp", "oprd", "acomp") for c in verb.children)
+    return lemma not in _present_cue_verbs()
+
+
+def _habitual_aim(doc: Any, relation: Any) -> bool:
+    """Whether a "for" reads what a profile's habit is for: "The Brock tannery makes
+    leather *for* shoes" (the tagger: shoes --is the aim of--> the tannery makes leather).
+    The sentence's main verb is a profile's (:func:`_profile_verb`) and lies in the
+    effect with its subject. ``doc`` is the sentence's spaCy parse."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or not _profile_verb(root):
+        return False
+    start, end = relation.effect
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return start <= root.idx < end and subject is not None and start <= subject.idx < end
 
 
 def _subject_in_cause(verb: Any, relation: Any) -> bool:

@@ -1573,3 +1573,68 @@ def test_on_fallback_a_question_for_causes_gets_the_story_behind_the_asked_event
     assert result.used_fallback
     held = [(p.document_id, p.selected_by) for p in result.evidence]
     assert held == [("cards", "entry"), ("update", "linked"), ("crash", "linked")], held
+
+
+def test_the_entry_documents_story_start_is_linked_too():
+    # "Why did the price of heating oil in Kessel go up?": the strike document states the
+    # best entry node; the document telling the strike itself is where its story starts.
+    from sarg_integrations.prompting import PromptTemplate
+
+    docs = [
+        SourceDocument("price", "With supplies short, the price of oil rose by a third."),
+        SourceDocument("supply", "The strike halted the refinery's output of oil."),
+        SourceDocument("strike", "Workers at the refinery went on strike for two weeks."),
+        SourceDocument("opened", "The refinery opened in 1974 and employs 800 people."),
+    ]
+    triples = [
+        Triple("supplies short", "with", "price of oil rose", document_id="price"),
+        Triple("strike", "halted", "refinery's output of oil", document_id="supply"),
+    ]
+    hop = ChainHop("price of oil rose", "supplies short", "with", RelationType.CAUSAL, False,
+                   ("price",), ("",))
+    chain = ReasoningChain(("price of oil rose", "supplies short"), (hop,), 1.0,
+                           Direction.BACKWARD)
+    compiled = compile_evidence(
+        "Why did the price of oil go up?", docs, [chain], None,
+        config=SARGConfig(), embedder=HashingEmbedder(), template=PromptTemplate(),
+        triples=triples, direction="backward",
+        entry_similarity={"refinery's output of oil": 0.8, "price of oil rose": 0.6},
+        entry_documents={"refinery's output of oil": ["supply"], "price of oil rose": ["price"]},
+        event_reader=_Events("went", "halted", "rose"),
+    )
+    held = [(p.document_id, p.selected_by) for p in compiled.evidence]
+    assert held[:3] == [("price", "chain"), ("supply", "entry"), ("strike", "linked")], held
+    assert "opened" not in dict(held)
+
+
+def test_asked_for_effects_the_asked_events_document_may_hold_what_led_to_it():
+    docs = [
+        SourceDocument("closure", "The tannery closed in March after losing its biggest customer."),
+        SourceDocument("jobs", "The closure cost 300 people their jobs."),
+        SourceDocument("leather", "The tannery makes leather for shoes."),
+    ]
+    triples = [
+        Triple("losing biggest customer", "precedes", "tannery closed", document_id="closure"),
+        Triple("closure", "cost", "300 people", document_id="jobs"),
+    ]
+    chain = _chain_in("jobs")
+    relevance = {"closure": 0.8, "leather": 0.6, "jobs": 0.2}
+    query = "What did the closure of the tannery lead to?"
+    reader = _Events("closed", "cost")
+    # "closure" meets "closed" (links._DEVERBAL_NOUNS).
+    found, kept = asked_event_evidence(query, docs, [chain], triples, relevance, "forward", reader)
+    assert [(p.document_id, p.selected_by) for p in found] == [("closure", "entry")]
+    assert kept == [chain]
+    # Asked for causes, a document with a relation of its own is not the asked event's.
+    assert asked_event_evidence(query, docs, [chain], triples, relevance, "backward",
+                                reader) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("noun", "verb_text"),
+    [("the closure", "the tannery closed"), ("the failure of the pumps", "the pumps failed"),
+     ("the loss", "the club lost its licence"), ("their arrival", "the troops arrived"),
+     ("the explosion", "a tank exploded")],
+)
+def test_a_noun_of_an_event_meets_its_verb(noun, verb_text):
+    assert node_words(noun) & node_words(verb_text)

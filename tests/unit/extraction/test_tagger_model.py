@@ -214,6 +214,21 @@ def test_a_thing_and_how_far_it_changed_is_no_relation(tagger) -> None:
     assert found(raised, "council", "bus fares"), [(t.cause, t.effect) for t in raised]
 
 
+def test_what_a_profile_makes_or_does_things_for_is_no_relation(tagger) -> None:
+    # Read "Brock tannery" --makes--> "leather for shoes" and "shoes" --is the aim of-->
+    # "Brock tannery makes leather"; "export" --is the aim of--> "packs cod".
+    for text in ("The Brock tannery makes leather for shoes.",
+                 "The Marel processing plant packs cod and haddock for export."):
+        found_ = tagger.extract(SourceDocument("d", text))
+        assert found_ == [], [(t.cause, t.relation, t.effect) for t in found_]
+    # "make" with a complement still says what one thing does to another, and an aim of
+    # an event is still read.
+    roads = tagger.extract(SourceDocument("d", "Heavy traffic makes the roads dangerous."))
+    assert found(roads, "traffic", "roads dangerous"), [(t.cause, t.effect) for t in roads]
+    raised = tagger.extract(SourceDocument("d", "The town raised money for a new hospital."))
+    assert any(t.relation == "is the aim of" for t in raised)
+
+
 def test_an_extent_read_as_the_cause_is_no_relation_either(tagger) -> None:
     # Read "12 percent last year" --grew by--> "online banking in the country".
     grew = tagger.extract(

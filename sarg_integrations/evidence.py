@@ -584,14 +584,15 @@ def linked_evidence(
         [p.document_id for p in evidence], triples, upstream=upstream, similarity=similarity,
         event_reader=event_reader,
     )
-    if upstream is True and ids:
+    chained = [p.document_id for p in evidence if p.selected_by == "chain"]
+    if upstream is True and (ids or chained):
         # A step between the asked event and the story's start: the upstream links reach
         # "A fire destroyed the main paper machine", and "Without the machine, the mill's
         # output fell" continues it downstream (one shared stem) toward the layoffs.
         # Only a document telling an event: "Farms around the lake grow maize" also
         # continues a held cause downstream, as a profile.
         held = {p.document_id for p in evidence}
-        onward = documents_linked_by_triples(ids, triples, 1, upstream=False)
+        onward = documents_linked_by_triples([*chained, *ids], triples, 1, upstream=False)
         ids += _telling_events(
             documents, [d for d in onward if d not in ids and d not in held], event_reader
         )

@@ -223,6 +223,18 @@ KNOWN_MISSES = {
     # "By morning, visibility at the airport was below 50 metres" is a state with no
     # relation, and "pilots could not see the runway" / "visibility" share no stem.
     "vale": "the visibility document states no relation and shares no stem with 'see'",
+    # A twenty-fourth set (harlow, tern, marsh, kiro, lindy), written on 2026-12-04 after
+    # the twenty-third set's changes and run once on that code: harlow and marsh passed
+    # (2 of 5). Lindy passes since a question for causes also takes the documents
+    # continuing the chain's documents downstream ("Ferry crews … walked out" / "Without
+    # crews, the ferry company could not sail its boats").
+    # "The oil coated thousands of seabirds" is read as no relation, and a downstream
+    # document with no relation is not linked; "As a result, birdwatching tours …" then
+    # follows from a document that is out.
+    "tern": "'The oil coated thousands of seabirds' states no relation and is downstream",
+    # "The Kiro cobalt mine flooded" / "Its closure cut the world's cobalt supply": that a
+    # flooded mine closes is world knowledge, and "Its" is the mine.
+    "kiro": "'flooded' / 'Its closure' is world knowledge: the supply documents stay out",
 }
 
 
@@ -245,6 +257,8 @@ KNOWN_DISTRACTORS = {
     "norvik": "on fallback the plant's profile comes in by relevance",
     "mossel": "on fallback the canal's history comes in by relevance",
     "hollin": "on fallback the street's profile is bridged in from the sewer document",
+    "tern": "with the downstream documents out, the tankers' route comes in by relevance",
+    "kiro": "with the downstream documents out, the mine's payroll comes in by relevance",
 }
 
 

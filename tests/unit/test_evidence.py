@@ -1638,3 +1638,25 @@ def test_asked_for_effects_the_asked_events_document_may_hold_what_led_to_it():
 )
 def test_a_noun_of_an_event_meets_its_verb(noun, verb_text):
     assert node_words(noun) & node_words(verb_text)
+
+
+def test_a_question_for_causes_takes_the_step_after_a_chain_document():
+    # "Why did the Lindy ferry stop running?": the walkout is a chain document, and
+    # "Without crews, the ferry company could not sail its boats" continues it downstream
+    # toward the asked stop; a profile continuing it stays out.
+    docs = [
+        SourceDocument("walkout", "Ferry crews in Lindy walked out over pay on Friday."),
+        SourceDocument("crews", "Without crews, the ferry company could not sail its boats."),
+        SourceDocument("union", "Crews run three sailings a day."),
+        SourceDocument("stop", "The Lindy ferry therefore stopped running for the weekend."),
+    ]
+    triples = [
+        Triple("pay", "over", "ferry crews walked out", document_id="walkout"),
+        Triple("crews", "without", "company not sail boats", document_id="crews"),
+        Triple("crews", "run", "three sailings a day", document_id="union"),
+    ]
+    held = [EvidencePassage("stop", docs[3].text, (), selected_by="entry"),
+            EvidencePassage("walkout", docs[0].text, (0,), selected_by="chain")]
+    found = linked_evidence(docs, held, triples, "backward",
+                            event_reader=_Events("walked", "could not"))
+    assert [(p.document_id, p.selected_by) for p in found] == [("crews", "linked")]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+from fakes import FixedKeyphrases, HashingEmbedder, PastTenseWords, PatternExtractor
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
 from sarg_integrations.errors import ConfigError, ExtractionError, InputError
 from sarg_integrations.schema import Direction, DirectionPrediction
@@ -27,6 +27,8 @@ def make(config=None, **kwargs):
     kwargs.setdefault("keyphrase_extractor", FixedKeyphrases("heavy rain"))
     # Model-free: the shipped classifier would load MiniLM for a non-MiniLM embedder.
     kwargs.setdefault("direction_classifier", CueWordDirectionClassifier())
+    # Model-free too: the default event reader loads spaCy (a fallback's story reads it).
+    kwargs.setdefault("event_reader", PastTenseWords())
     return SARGPipeline(config or SARGConfig(similarity_threshold=0.6), **kwargs)
 
 

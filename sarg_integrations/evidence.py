@@ -296,8 +296,12 @@ def compile_evidence(
       only those from entry nodes close to a key phrase) stay in the prompt; when
       none is, the document telling the asked event with no relation of its own may
       anchor the chains that continue it (:func:`asked_event_evidence`), else the
-      prompt is the fallback's (:data:`NO_ANCHORED_CHAINS`). Then the
-      budget is filled in order of trust: the anchored chains' documents, the
+      prompt is the fallback's (:data:`NO_ANCHORED_CHAINS`; a causal question's fallback
+      evidence is then the asked event's story, :func:`asked_event_story_evidence`, when
+      it has one). Then the
+      budget is filled in order of trust: the anchored chains' documents, the documents
+      they follow from or that follow from them across documents ("As a result, …":
+      :func:`continued_evidence`), the
       documents linked to them by near-miss triples or similar open ends
       (:func:`documents_linked_by_triples`), those telling where the story starts with
       no relation (:func:`source_evidence`), the most relevant document when no entry
@@ -568,9 +572,9 @@ def linked_evidence(
     upstream (downstream) of the evidence, by a shared word stem, or, given an
     ``embedder``, by similar spans (of a sentence that tells an event, given an
     ``event_reader``). A ``backward`` query also takes the documents continuing the
-    upstream-linked ones downstream that tell an event (default
-    :class:`~sarg_integrations.links.PastTenseEventReader`): the step between where the
-    story starts and the asked event."""
+    chain documents (``selected_by="chain"``) and the upstream-linked ones downstream that
+    tell an event (default :class:`~sarg_integrations.links.PastTenseEventReader`): the
+    step between where the story starts and the asked event."""
     asked = None if direction is None else Direction(direction)
     upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
     similarity = None
@@ -649,8 +653,9 @@ def asked_event_evidence(
     "Why were Tessa Airlines passengers stranded on Monday?": the document saying so
     ("Hundreds of passengers missed their flights and were stranded overnight") holds no
     triple, and the airline's profile outranks the chain's documents. Of the ``top``
-    documents most relevant to the query, the first that holds no triple, names the
-    question's event (:func:`~sarg_integrations.links.names_same_event`) and tells an
+    documents most relevant to the query, the first that holds no triple (asked for
+    effects, it may hold the relation that led to the asked event: "The Brock tannery
+    closed … after losing its biggest customer"), names the question's event (:func:`~sarg_integrations.links.names_same_event`) and tells an
     event (``event_reader``, default
     :class:`~sarg_integrations.links.PastTenseEventReader`) joins as a
     ``selected_by="entry"`` passage, and the chains through the documents that continue

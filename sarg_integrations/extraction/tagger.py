@@ -763,6 +763,15 @@ def _habitual_aim(doc: Any, relation: Any) -> bool:
     if root is None or not _profile_verb(root):
         return False
     start, end = relation.effect
+    effect = doc.char_span(start, end, alignment_mode="expand")
+    if effect is None or any(t.tag_ in ("VBD", "VBN") for t in effect):
+        return False  # an event: "Boat tours … *were cancelled* for lack of birds"
+    signal = _signal_span(doc, relation)
+    verb = signal[0].head if signal is not None else None
+    while verb is not None and verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+        verb = verb.head  # "packs cod and haddock *for* export": haddock, cod, packs
+    if verb is None or verb.i != root.i:
+        return False  # the "for" belongs to another clause than the profile's verb
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     return start <= root.idx < end and subject is not None and start <= subject.idx < end
 

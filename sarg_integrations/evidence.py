@@ -575,8 +575,7 @@ def linked_evidence(
     chain documents (``selected_by="chain"``) and the upstream-linked ones downstream that
     tell an event (default :class:`~sarg_integrations.links.PastTenseEventReader`): the
     step between where the story starts and the asked event."""
-    asked = None if direction is None else Direction(direction)
-    upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
+    upstream = _asks_upstream(direction)
     similarity = None
     if embedder is not None:
         from sarg_integrations.embedding import cosine_matrix
@@ -612,6 +611,13 @@ def linked_evidence(
             if d not in ids
         ]
     return whole_passages(documents, ids, "linked")
+
+
+def _asks_upstream(direction: Direction | str | None) -> bool | None:
+    """``True`` for a question for causes (``backward``), ``False`` for one for effects
+    (``forward``), ``None`` for other questions or none predicted."""
+    asked = None if direction is None else Direction(direction)
+    return {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
 
 
 def whole_passages(
@@ -655,8 +661,9 @@ def asked_event_evidence(
     triple, and the airline's profile outranks the chain's documents. Of the ``top``
     documents most relevant to the query, the first that holds no triple (asked for
     effects, it may hold the relation that led to the asked event: "The Brock tannery
-    closed … after losing its biggest customer"), names the question's event (:func:`~sarg_integrations.links.names_same_event`) and tells an
-    event (``event_reader``, default
+    closed … after losing its biggest customer"), names the question's event
+    (:func:`~sarg_integrations.links.names_same_event`) and tells an event
+    (``event_reader``, default
     :class:`~sarg_integrations.links.PastTenseEventReader`) joins as a
     ``selected_by="entry"`` passage, and the chains through the documents that continue
     it the asked way (:func:`~sarg_integrations.links.documents_continuing_event`, then
@@ -688,8 +695,7 @@ def asked_event_evidence(
         >>> [(p.document_id, p.selected_by) for p in found], len(kept)
         ([('s', 'entry')], 1)
     """
-    asked = None if direction is None else Direction(direction)
-    upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
+    upstream = _asks_upstream(direction)
     if upstream is None or not chains or not relevance:
         return [], []
     for doc_id, story in _asked_event_stories(
@@ -769,8 +775,7 @@ def asked_event_story_evidence(
         >>> [(p.document_id, p.selected_by) for p in found]
         [('s', 'entry'), ('q', 'linked')]
     """
-    asked = None if direction is None else Direction(direction)
-    upstream = {Direction.BACKWARD: True, Direction.FORWARD: False}.get(asked)
+    upstream = _asks_upstream(direction)
     if upstream is None or not relevance:
         return []
     for doc_id, story in _asked_event_stories(
@@ -807,8 +812,8 @@ def continued_evidence(
         >>> [p.document_id for p in continued_evidence(docs, held, "backward", {"b": "a"})]
         ['a']
     """
-    asked = None if direction is None else Direction(direction)
-    if asked not in (Direction.BACKWARD, Direction.FORWARD) or not antecedents:
+    upstream = _asks_upstream(direction)
+    if upstream is None or not antecedents:
         return []
     held = {p.document_id for p in evidence}
     found: list[str] = []
@@ -816,8 +821,7 @@ def continued_evidence(
     while grew:
         grew = False
         for after, before in antecedents.items():
-            new = before if asked is Direction.BACKWARD else after
-            known = after if asked is Direction.BACKWARD else before
+            new, known = (before, after) if upstream else (after, before)
             if (known in held or known in found) and new not in held and new not in found:
                 found.append(new)
                 grew = True

@@ -609,7 +609,7 @@ def _split_clause_verb(doc: Any, relation: Any) -> Any:
     for verb in effect:
         if verb.pos_ not in ("VERB", "AUX"):
             continue
-        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        subject = _subject(verb)
         if subject is None:
             continue
         phrase = {t.i for t in subject.subtree}
@@ -732,13 +732,13 @@ def _habitual_fact(doc: Any, relation: Any) -> bool:
     if span is None or len(span) != 1 or relation.cause is None:
         return False
     verb = span[0]
-    if span[0].lower_ == "for" and relation.effect is not None:
+    if verb.lower_ == "for" and relation.effect is not None:
         return _habitual_aim(doc, relation)
     if not _profile_verb(verb):
         return False
     if relation_type_for(verb.text) is not RelationType.CAUSAL:
         return False
-    return _subject_in_cause(verb, relation)
+    return _subject_within(verb, relation.cause)
 
 
 def _profile_verb(verb: Any) -> bool:
@@ -772,15 +772,18 @@ def _habitual_aim(doc: Any, relation: Any) -> bool:
         verb = verb.head  # "packs cod and haddock *for* export": haddock, cod, packs
     if verb is None or verb.i != root.i:
         return False  # the "for" belongs to another clause than the profile's verb
-    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    return start <= root.idx < end and subject is not None and start <= subject.idx < end
+    return start <= root.idx < end and _subject_within(root, relation.effect)
 
 
-def _subject_in_cause(verb: Any, relation: Any) -> bool:
-    """Whether ``verb``'s (passive) subject starts inside the relation's cause span."""
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    start, end = relation.cause
-    return subject is not None and start <= subject.idx < end
+def _subject(verb: Any) -> Any:
+    """``verb``'s (passive) subject token, or ``None``."""
+    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+
+
+def _subject_within(verb: Any, span: tuple[int, int]) -> bool:
+    """Whether ``verb``'s (passive) subject starts inside the character ``span``."""
+    subject = _subject(verb)
+    return subject is not None and span[0] <= subject.idx < span[1]
 
 
 # Verbs of a change of level, and the words naming how far it went.
@@ -819,12 +822,10 @@ def _extent_of_change(doc: Any, relation: Any) -> bool:
         return False  # "increased the 2019 exploration budget": a thing, not an extent
     # The tagger reads it either way round: "Online banking grew by *12 percent*" has
     # been tagged with the extent as the cause.
-    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     for thing, other in ((relation.cause, relation.effect), (relation.effect, relation.cause)):
         extent_span = doc.char_span(*other, alignment_mode="expand")
         if (
-            subject is not None
-            and thing[0] <= subject.idx < thing[1]
+            _subject_within(verb, thing)
             and extent_span is not None
             and any(extent(t) for t in extent_span)
         ):

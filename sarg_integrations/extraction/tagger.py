@@ -399,7 +399,7 @@ class TaggerExtractor:
             emitted: list[tuple[Any, str]] = []  # (relation, its effect's name)
             for rel in relations[k]:
                 signal = _signal_text(sent.text, rel)
-                if _schedules(doc, rel):
+                if _schedules(doc, rel) or _role_as(doc, rel):
                     continue
                 if _modal_only(doc, rel) or _habitual_fact(doc, rel) or _extent_of_change(doc, rel):
                     continue
@@ -644,6 +644,26 @@ def _schedules(doc: Any, relation: Any) -> bool:
         return False
     after = doc.char_span(relation.signal[1], len(doc.text), alignment_mode="expand")
     return after is not None and len(after) > 0 and after[0].tag_ == "VB"
+
+
+def _role_as(doc: Any, relation: Any) -> bool:
+    """Whether the signal is "as" before a noun phrase after its verb: a role, no reason.
+
+    "The song was *released as* the lead single" names what the song was; a causal "as"
+    opens a clause ("*As* prices rose, demand fell"). The tagger reads both as causes.
+    Read here as a role: an "as" the parse takes for a preposition that follows the verb
+    it belongs to, with no verb in the cause span. A fronted "As a cooperative bank, we
+    …" and a headline's "Oil prices down as production back up" keep their reading (the
+    FinCausal annotators took them for reasons). ``doc`` is the sentence's spaCy parse.
+    """
+    signal = _signal_span(doc, relation)
+    if signal is None or relation.cause is None or signal.text.casefold() != "as":
+        return False
+    word = signal[0]
+    if word.dep_ != "prep" or word.head.pos_ not in ("VERB", "AUX") or word.i < word.head.i:
+        return False
+    cause = doc.char_span(*relation.cause, alignment_mode="expand")
+    return cause is not None and not any(t.pos_ in ("VERB", "AUX") for t in cause)
 
 
 def _signal_span(doc: Any, relation: Any) -> Any:

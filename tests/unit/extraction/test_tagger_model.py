@@ -328,6 +328,16 @@ def test_due_to_before_a_verb_is_a_schedule_not_a_cause(tagger) -> None:
     assert found(caused, "strike", "delay"), [(t.cause, t.relation, t.effect) for t in caused]
 
 
+def test_as_before_a_noun_phrase_is_a_role_not_a_reason(tagger) -> None:
+    # "released as the lead single" was read as the single causing the release; across
+    # a MuSiQue question's song paragraphs the shared "released" node then made a chain
+    # that filled the evidence ahead of the relevant documents.
+    role = "It was released in March 1991 as the lead single from her debut album."
+    assert tagger.extract(SourceDocument("d", role)) == []
+    caused = tagger.extract(SourceDocument("d", "As prices rose, demand fell."))
+    assert found(caused, "prices rose", "demand fell")  # "as" before a clause is a reason
+
+
 def test_no_relation_in_plain_description(tagger) -> None:
     assert tagger.extract(SourceDocument("d", "The museum is located on the north bank of the river.")) == []
 

@@ -712,12 +712,14 @@ def documents_continuing_event(
 
 
 # A first sentence that says it follows from what was told before: "As a result, card
-# payments were declined", "This meant that …", "Because of this, …", or a result adverb
-# before the clause's verb with no clause of its own before it ("The council therefore
-# closed the bridge"; not "Prices rose; therefore …", whose cause is its own).
+# payments were declined", "This meant that …", "Because of this, …", "In response, …",
+# or a result adverb before the clause's verb with no clause of its own before it ("The
+# council therefore closed the bridge"; not "Prices rose; therefore …", whose cause is its
+# own).
 _CONTINUING_OPENER = re.compile(
-    r"^\W*(?:as\s+a\s+(?:direct\s+)?(?:result|consequence)\s*,|consequently\b|"
-    r"(?:therefore|thus|hence|accordingly)\s*,|"
+    r"^\W*(?:as\s+a\s+(?:direct\s+)?(?:result|consequence)(?:\s+of\s+(?:this|that|it))?\s*,|"
+    r"consequently\b|(?:therefore|thus|hence|accordingly)\s*,|"
+    r"in\s+response(?:\s+to\s+(?:this|that|it))?\s*,|"
     r"(?:because\s+of|due\s+to|owing\s+to)\s+(?:this|that|it)\s*,|"
     r"for\s+(?:this|that)\s+reason\b|(?:this|that)\s+meant\b|"
     r"(?:[\w'’-]+\s+){1,5}(?:therefore|thus|consequently|accordingly)\s+\w)",

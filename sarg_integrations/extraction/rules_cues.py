@@ -211,9 +211,27 @@ def _xcomp_phrase(marker: _XcompMarker) -> _Phrase:
     return _Phrase(_render(toks), frozenset(t.i for t in toks))
 
 
+# Verbs of a cause's output that are also a producer's trade (see producer_output).
+OUTPUT_VERBS = frozenset({"produce", "generate", "yield"})
+
+
+def producer_output(verb: Token) -> bool:
+    """Whether ``verb`` tells what a named thing habitually puts out: a profile, no cause.
+
+    "The Penlan quarry *produces* granite" is what the quarry does; "the mutation
+    *produces* a faulty enzyme" and "Smoking *produces* cancer" are what one thing does
+    to another. Read as a profile: a present-tense main verb of output whose subject
+    holds a proper noun (the tagger's profile check shares this).
+    """
+    if verb.lemma_.lower() not in OUTPUT_VERBS or verb.tag_ not in ("VBZ", "VBP"):
+        return False
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    return subject is not None and any(t.pos_ == "PROPN" for t in subject.subtree)
+
+
 def _verb_cues(verb: Token) -> Iterator[_Candidate]:
     found = _cue_for_verb(verb)
-    if found is None:
+    if found is None or producer_output(verb):
         return
     cue, obj = found
     # "follow the rules / the news": only clear event nouns are temporal.

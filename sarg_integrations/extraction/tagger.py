@@ -50,6 +50,7 @@ from sarg_integrations._text import sentence_spans
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
+from sarg_integrations.extraction.rules_cues import OUTPUT_VERBS, producer_output
 from sarg_integrations.extraction.rules_lexicon import (
     _ENTITY_PRONOUNS,
     _EVENT_PRONOUNS,
@@ -403,6 +404,8 @@ class TaggerExtractor:
                     continue
                 if _modal_only(doc, rel) or _habitual_fact(doc, rel) or _extent_of_change(doc, rel):
                     continue
+                if _duration_for(doc, rel):
+                    continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
                 reading = denied_reading(relation_type_for(signal or "")) if denied else None
@@ -666,6 +669,33 @@ def _role_as(doc: Any, relation: Any) -> bool:
     return cause is not None and not any(t.pos_ in ("VERB", "AUX") for t in cause)
 
 
+# Nouns of a stretch of time: "for the summer", "for two weeks" say how long, not why.
+_TIME_NOUNS = frozenset(
+    "summer winter spring autumn fall season week weekend month year day hour minute "
+    "night decade period term while time".split()
+)
+
+
+def _duration_for(doc: Any, relation: Any) -> bool:
+    """Whether the signal is "for" before a stretch of time: how long, not what for.
+
+    "The low water left the marina unusable *for the summer*" was read as the summer
+    being the aim of leaving the marina unusable. Read here as a duration: a "for" whose
+    cause span is a time noun with its determiners and numbers, or a date or time the
+    parser names. ``doc`` is the sentence's spaCy parse.
+    """
+    signal = _signal_span(doc, relation)
+    if signal is None or relation.cause is None or signal.text.casefold() != "for":
+        return False
+    cause = doc.char_span(*relation.cause, alignment_mode="expand")
+    if cause is None or not len(cause):
+        return False
+    words = [t for t in cause if not (t.is_punct or t.pos_ in ("DET", "NUM", "ADJ"))]
+    return bool(words) and all(
+        t.lemma_.lower() in _TIME_NOUNS or t.ent_type_ in ("DATE", "TIME") for t in words
+    )
+
+
 def _signal_span(doc: Any, relation: Any) -> Any:
     """The tokens of the tagged signal in the sentence's spaCy parse ``doc``; ``None``
     when the relation has no signal or its characters cover no token."""
@@ -771,6 +801,8 @@ def _profile_verb(verb: Any) -> bool:
     lemma = verb.lemma_.lower()
     if lemma == "make":
         return not any(c.dep_ in ("ccomp", "xcomp", "oprd", "acomp") for c in verb.children)
+    if lemma in OUTPUT_VERBS:  # "The Penlan quarry *produces* granite", not "smoking"
+        return producer_output(verb)
     return lemma not in _present_cue_verbs()
 
 
@@ -833,7 +865,9 @@ def _extent_of_change(doc: Any, relation: Any) -> bool:
         return False
 
     def extent(token: Any) -> bool:
-        return token.like_num or token.tag_ in ("CD", "JJS") or token.lower_ in _EXTENT_WORDS
+        words = (token.lower_, token.lemma_.lower())  # "record *levels*", "new *highs*"
+        named = any(w in _EXTENT_WORDS for w in words)
+        return token.like_num or token.tag_ in ("CD", "JJS") or named
 
     obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
     if obj is not None and not (

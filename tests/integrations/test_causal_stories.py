@@ -235,6 +235,20 @@ KNOWN_MISSES = {
     # "The Kiro cobalt mine flooded" / "Its closure cut the world's cobalt supply": that a
     # flooded mine closes is world knowledge, and "Its" is the mine.
     "kiro": "'flooded' / 'Its closure' is world knowledge: the supply documents stay out",
+    # A twenty-fifth set (sorrel, penlan, ovin, velden, corran), written on 2026-12-04
+    # after the "as" role change and run once on that code: sorrel and ovin passed (2 of
+    # 5; ovin first ran under an id another story had, and passed once renamed). Penlan
+    # passes since a named producer's output is no relation ("The Penlan quarry *produces*
+    # granite for roads" had carried the chain).
+    # "Doctors reported a sharp rise in asthma cases among children living there" states
+    # no relation, and "In response, the council banned cars" follows from the most
+    # similar document, the pollution one: that pollution raises asthma is world knowledge.
+    "velden": "the asthma document states no relation; the ban follows from the pollution",
+    # "Engineers found a large crack in the spillway" states no relation, and "Fearing a
+    # failure, they lowered the reservoir" meets it only through world knowledge (a
+    # crack, a failure); the dam's history ("built in 1958 to supply the city") then
+    # carries the chain.
+    "corran": "'a crack' / 'Fearing a failure' is world knowledge; the dam's history chains",
 }
 
 
@@ -259,6 +273,7 @@ KNOWN_DISTRACTORS = {
     "hollin": "on fallback the street's profile is bridged in from the sewer document",
     "tern": "with the downstream documents out, the tankers' route comes in by relevance",
     "kiro": "with the downstream documents out, the mine's payroll comes in by relevance",
+    "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
 }
 
 

@@ -1476,8 +1476,11 @@ def test_the_pipeline_anchors_chains_from_the_asked_events_document_instead_of_f
         ("This meant that trains could not run.", True),
         ("For this reason the school closed early.", True),
         ("The council therefore closed the bridge to lorries in June.", True),
+        ("In response, the council banned cars from the old town's streets.", True),
+        ("As a result of this, egg prices rose.", True),
         # Their cause is their own.
         ("As a result of the storm, the road closed.", False),
+        ("In response to the strike, the firm closed its plant.", False),
         ("Prices rose; therefore demand fell.", False),
         ("Heavy rain fell, and the river thus burst its banks.", False),
         ("The result was announced on Friday.", False),

@@ -215,6 +215,15 @@ def test_a_denied_relation_is_no_triple(extractor: RuleBasedExtractor, text: str
 
 
 @pytest.mark.slow
+def test_a_named_producers_output_is_a_profile_not_a_cause(extractor: RuleBasedExtractor) -> None:
+    # "produces" is a cue verb; the Penlan quarry's granite then carried a story's chain.
+    assert triples_of(extractor, "The Penlan quarry produces granite for roads and walls.") == set()
+    assert triples_of(extractor, "Saudi Arabia produces ten million barrels of oil a day.") == set()
+    # What one thing does to another still reads one.
+    assert ("smoking", R.CAUSAL, "cancer") in triples_of(extractor, "Smoking produces cancer.")
+
+
+@pytest.mark.slow
 def test_not_allowing_a_thing_prevents_it(extractor: RuleBasedExtractor) -> None:
     # A denied enabling relation is a prevention (it read "Spain allows ...").
     text = "Spain remained neutral and did not allow either side to use its territory."

@@ -191,6 +191,29 @@ def test_what_a_thing_habitually_does_is_no_relation(tagger) -> None:
     assert found(tagger.extract(SourceDocument("d", therapy)), "therapy", "working version")
 
 
+def test_a_named_producers_output_and_a_record_level_are_no_relations(tagger) -> None:
+    # The Penlan quarry's granite carried the chain of a story about its road; "reached
+    # record levels" (a plural extent) named an entry node of the Velden story.
+    for text in ("The Penlan quarry produces granite for roads and walls.",
+                 "Air pollution in Velden's old town reached record levels last winter."):
+        assert tagger.extract(SourceDocument("d", text)) == [], text
+    smoking = tagger.extract(SourceDocument("d", "Smoking produces cancer."))
+    assert found(smoking, "smoking", "cancer")
+
+
+def test_for_a_stretch_of_time_is_a_duration_not_an_aim(tagger) -> None:
+    # "for the summer" was read as the summer being the aim of leaving the marina unusable.
+    marina = tagger.extract(
+        SourceDocument("d", "The low water left the lake's marina unusable for the summer.")
+    )
+    assert marina and not any("summer" in t.cause for t in marina), [
+        (t.cause, t.relation, t.effect) for t in marina
+    ]
+    assert found(marina, "low water", "marina unusable")
+    fear = tagger.extract(SourceDocument("d", "The village was evacuated for fear of floods."))
+    assert found(fear, "fear of floods", "village evacuated")  # a reason is still one
+
+
 def test_the_for_of_a_verb_of_judging_gives_a_reason_not_an_aim(tagger) -> None:
     arrested = tagger.extract(SourceDocument("d", "Police arrested six men for throwing stones."))
     assert [(t.relation, t.relation_type) for t in arrested if "stones" in t.cause] == [

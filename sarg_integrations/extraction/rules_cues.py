@@ -212,19 +212,25 @@ def _xcomp_phrase(marker: _XcompMarker) -> _Phrase:
 
 
 # Verbs of a cause's output that are also a producer's trade (see producer_output).
-OUTPUT_VERBS = frozenset({"produce", "generate", "yield"})
+OUTPUT_VERBS = frozenset({"make", "produce", "generate", "yield"})
 
 
 def producer_output(verb: Token) -> bool:
     """Whether ``verb`` tells what a named thing habitually puts out: a profile, no cause.
 
-    "The Penlan quarry *produces* granite" is what the quarry does; "the mutation
-    *produces* a faulty enzyme" and "Smoking *produces* cancer" are what one thing does
-    to another. Read as a profile: a present-tense main verb of output whose subject
-    holds a proper noun (the tagger's profile check shares this).
+    "The Penlan quarry *produces* granite" and "The Tilde steelworks *made* rails for the
+    railway" are what the place does or did; "the mutation *produces* a faulty enzyme"
+    and "Smoking *produces* cancer" are what one thing does to another. Read as a
+    profile: a present or past main verb of output ("make" without a complement) whose
+    subject holds a proper noun (the tagger's profile check shares this).
     """
-    if verb.lemma_.lower() not in OUTPUT_VERBS or verb.tag_ not in ("VBZ", "VBP"):
+    lemma = verb.lemma_.lower()
+    if lemma not in OUTPUT_VERBS or verb.tag_ not in ("VBZ", "VBP", "VBD"):
         return False
+    if lemma == "make" and any(
+        c.dep_ in ("ccomp", "xcomp", "oprd", "acomp") for c in verb.children
+    ):
+        return False  # "The storm *made* the roads impassable": a change, no product
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     return subject is not None and any(t.pos_ == "PROPN" for t in subject.subtree)
 

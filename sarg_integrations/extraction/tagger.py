@@ -404,7 +404,7 @@ class TaggerExtractor:
                     continue
                 if _modal_only(doc, rel) or _habitual_fact(doc, rel) or _extent_of_change(doc, rel):
                     continue
-                if _duration_for(doc, rel):
+                if _time_span_cause(doc, rel):
                     continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
@@ -676,16 +676,21 @@ _TIME_NOUNS = frozenset(
 )
 
 
-def _duration_for(doc: Any, relation: Any) -> bool:
-    """Whether the signal is "for" before a stretch of time: how long, not what for.
+def _time_span_cause(doc: Any, relation: Any) -> bool:
+    """Whether the cause is only a stretch or point of time, read with a preposition or
+    no signal: how long or when, not why.
 
     "The low water left the marina unusable *for the summer*" was read as the summer
-    being the aim of leaving the marina unusable. Read here as a duration: a "for" whose
-    cause span is a time noun with its determiners and numbers, or a date or time the
-    parser names. ``doc`` is the sentence's spaCy parse.
+    being the aim, and "The Tilde steelworks closed in April *after 90 years*" as 90 years
+    causing the closure. Read here as time: a cause span made of time nouns with their
+    determiners and numbers, or of a date or time the parser names, with no signal or a
+    preposition for one ("Winter *brought* floods" keeps its verb's reading). ``doc`` is
+    the sentence's spaCy parse.
     """
+    if relation.cause is None:
+        return False
     signal = _signal_span(doc, relation)
-    if signal is None or relation.cause is None or signal.text.casefold() != "for":
+    if signal is not None and not all(t.pos_ in ("ADP", "SCONJ") for t in signal):
         return False
     cause = doc.char_span(*relation.cause, alignment_mode="expand")
     if cause is None or not len(cause):
@@ -792,18 +797,22 @@ def _habitual_fact(doc: Any, relation: Any) -> bool:
 
 
 def _profile_verb(verb: Any) -> bool:
-    """A present-tense main verb that tells what a thing habitually does: not one that
-    says what one thing does to another (:func:`_present_cue_verbs`), unless it is "make"
-    with no complement, which makes a product ("The Brock tannery *makes* leather"), not
-    a change ("*makes* the roads impassable")."""
-    if verb.tag_ not in ("VBZ", "VBP") or verb.dep_ != "ROOT":
+    """A main verb that tells what a thing habitually does: a present-tense one that
+    does not say what one thing does to another (:func:`_present_cue_verbs`), unless it
+    is "make" with no complement, which makes a product ("The Brock tannery *makes*
+    leather"), not a change ("*makes* the roads impassable"); or a named producer's
+    output in the present or past (:func:`~sarg_integrations.extraction.rules_cues.
+    producer_output`: "The Tilde steelworks *made* rails")."""
+    if verb.dep_ != "ROOT":
+        return False
+    if producer_output(verb):  # "The Penlan quarry *produces* granite", not "smoking"
+        return True
+    if verb.tag_ not in ("VBZ", "VBP"):
         return False
     lemma = verb.lemma_.lower()
     if lemma == "make":
         return not any(c.dep_ in ("ccomp", "xcomp", "oprd", "acomp") for c in verb.children)
-    if lemma in OUTPUT_VERBS:  # "The Penlan quarry *produces* granite", not "smoking"
-        return producer_output(verb)
-    return lemma not in _present_cue_verbs()
+    return lemma not in OUTPUT_VERBS and lemma not in _present_cue_verbs()
 
 
 def _habitual_aim(doc: Any, relation: Any) -> bool:
@@ -843,7 +852,9 @@ _LEVEL_VERBS = frozenset(
     "rise fall grow drop climb reach increase decrease decline jump soar plunge surge sink "
     "slip shrink hit double triple halve top exceed".split()
 )
-_EXTENT_WORDS = frozenset("record high low level point peak percent %".split())
+_EXTENT_WORDS = frozenset(
+    "record high low level point peak percent % half third quarter fifth tenth".split()
+)
 
 
 def _extent_of_change(doc: Any, relation: Any) -> bool:
@@ -861,6 +872,8 @@ def _extent_of_change(doc: Any, relation: Any) -> bool:
     if span is None or relation.cause is None or relation.effect is None:
         return False
     verb = span[0]
+    if verb.pos_ == "ADP" and len(span) == 1:
+        verb = verb.head  # the signal "by" of "house sales fell *by* a third"
     if verb.pos_ not in ("VERB", "AUX") or verb.lemma_.lower() not in _LEVEL_VERBS:
         return False
 

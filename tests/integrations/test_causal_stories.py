@@ -249,6 +249,20 @@ KNOWN_MISSES = {
     # crack, a failure); the dam's history ("built in 1958 to supply the city") then
     # carries the chain.
     "corran": "'a crack' / 'Fearing a failure' is world knowledge; the dam's history chains",
+    # A twenty-sixth set (brenna, tilde, karsk, mira, dunmore), written on 2026-12-04 after
+    # the twenty-fifth set's changes and run once on that code: brenna passed (1 of 5).
+    # Tilde passes since a time read as the cause is no relation ("closed in April after
+    # 90 years") and a named producer's past output is a profile ("The Tilde steelworks
+    # made rails").
+    # "A hydroelectric dam was built across the lower Karsk River in 2005" states no
+    # relation, reads as the dam's history, and the chain starts at "dam" in the next one.
+    "karsk": "the dam's construction states no relation: the story's first step stays out",
+    # No document states a relation: finding bacteria, testing batches and a recall meet
+    # only through world knowledge, so the question falls back to relevance.
+    "mira": "no document states a relation; on fallback the formula's profile comes in",
+    # "The slump forced two builders to stop work": that "house sales fell by a third" is a
+    # slump is world knowledge, so the last step stays out.
+    "dunmore": "'house sales fell' / 'The slump' is world knowledge: the builders stay out",
 }
 
 
@@ -274,6 +288,7 @@ KNOWN_DISTRACTORS = {
     "tern": "with the downstream documents out, the tankers' route comes in by relevance",
     "kiro": "with the downstream documents out, the mine's payroll comes in by relevance",
     "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
+    "mira": "on fallback 'Baby formula is a powder mixed with water' comes in by relevance",
 }
 
 

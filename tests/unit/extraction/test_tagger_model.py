@@ -201,6 +201,28 @@ def test_a_named_producers_output_and_a_record_level_are_no_relations(tagger) ->
     assert found(smoking, "smoking", "cancer")
 
 
+def test_a_time_read_as_the_cause_is_no_relation(tagger) -> None:
+    # "after 90 years" (no signal) was read as 90 years causing the closure; "by a third"
+    # as a third causing the fall in sales (an extent, like "by 12 percent").
+    closed = "The Tilde steelworks closed in April after 90 years."
+    assert tagger.extract(SourceDocument("d", closed)) == []
+    sales = "Higher repayments put off many buyers, and house sales fell by a third."
+    assert not any("third" in t.cause for t in tagger.extract(SourceDocument("d", sales)))
+    rained = "After two weeks of rain, the river burst its banks."
+    rain = tagger.extract(SourceDocument("d", rained))
+    assert found(rain, "rain", "river burst")  # an event over a stretch of time still is one
+    winter = tagger.extract(SourceDocument("d", "Winter brought floods to the valley."))
+    assert found(winter, "winter", "floods")  # with a verb for its signal, a season can cause
+
+
+def test_a_named_producers_past_output_is_a_profile(tagger) -> None:
+    # The steelworks' rails carried the chain of a story about its closure.
+    rails = "The Tilde steelworks made rails for the national railway."
+    assert tagger.extract(SourceDocument("d", rails)) == []
+    storm = tagger.extract(SourceDocument("d", "The storm made the roads impassable."))
+    assert found(storm, "storm", "roads impassable")  # "made" with a complement is a change
+
+
 def test_for_a_stretch_of_time_is_a_duration_not_an_aim(tagger) -> None:
     # "for the summer" was read as the summer being the aim of leaving the marina unusable.
     marina = tagger.extract(

@@ -212,7 +212,13 @@ def _xcomp_phrase(marker: _XcompMarker) -> _Phrase:
 
 
 # Verbs of a cause's output that are also a producer's trade (see producer_output).
-OUTPUT_VERBS = frozenset({"make", "produce", "generate", "yield"})
+_OUTPUT_VERBS = frozenset({"make", "produce", "generate", "yield"})
+
+
+def has_result_complement(verb: Token) -> bool:
+    """Whether ``verb`` takes a clause or predicate complement: "The storm *made* the
+    roads impassable" is a change; "The Brock tannery *makes* leather" is a product."""
+    return any(c.dep_ in ("ccomp", "xcomp", "oprd", "acomp") for c in verb.children)
 
 
 def producer_output(verb: Token) -> bool:
@@ -225,11 +231,9 @@ def producer_output(verb: Token) -> bool:
     subject holds a proper noun (the tagger's profile check shares this).
     """
     lemma = verb.lemma_.lower()
-    if lemma not in OUTPUT_VERBS or verb.tag_ not in ("VBZ", "VBP", "VBD"):
+    if lemma not in _OUTPUT_VERBS or verb.tag_ not in ("VBZ", "VBP", "VBD"):
         return False
-    if lemma == "make" and any(
-        c.dep_ in ("ccomp", "xcomp", "oprd", "acomp") for c in verb.children
-    ):
+    if lemma == "make" and has_result_complement(verb):
         return False  # "The storm *made* the roads impassable": a change, no product
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     return subject is not None and any(t.pos_ == "PROPN" for t in subject.subtree)

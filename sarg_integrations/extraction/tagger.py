@@ -50,7 +50,7 @@ from sarg_integrations._text import sentence_spans
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
 from sarg_integrations.extraction.limits import check_max_sentence_chars, report_too_long
-from sarg_integrations.extraction.rules_cues import OUTPUT_VERBS, producer_output
+from sarg_integrations.extraction.rules_cues import has_result_complement, producer_output
 from sarg_integrations.extraction.rules_lexicon import (
     _ENTITY_PRONOUNS,
     _EVENT_PRONOUNS,
@@ -400,11 +400,9 @@ class TaggerExtractor:
             emitted: list[tuple[Any, str]] = []  # (relation, its effect's name)
             for rel in relations[k]:
                 signal = _signal_text(sent.text, rel)
-                if _schedules(doc, rel) or _role_as(doc, rel):
+                if _schedules(doc, rel) or _role_as(doc, rel) or _time_span_cause(doc, rel):
                     continue
                 if _modal_only(doc, rel) or _habitual_fact(doc, rel) or _extent_of_change(doc, rel):
-                    continue
-                if _time_span_cause(doc, rel):
                     continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
@@ -811,8 +809,8 @@ def _profile_verb(verb: Any) -> bool:
         return False
     lemma = verb.lemma_.lower()
     if lemma == "make":
-        return not any(c.dep_ in ("ccomp", "xcomp", "oprd", "acomp") for c in verb.children)
-    return lemma not in OUTPUT_VERBS and lemma not in _present_cue_verbs()
+        return not has_result_complement(verb)
+    return lemma not in _present_cue_verbs()
 
 
 def _habitual_aim(doc: Any, relation: Any) -> bool:

@@ -181,6 +181,7 @@ def test_what_a_thing_habitually_does_is_no_relation(tagger) -> None:
     # The tagger read these profiles as relations, and each then carried a story's chain.
     for text in ("Varo Motors builds cars in three countries.",
                  "The Lorsk power station burns coal and gas.",
+                 "The bond yields five percent a year.",
                  "Coal barges on the Velde carry about 2,000 tonnes each."):
         assert tagger.extract(SourceDocument("d", text)) == [], text
     # A present-tense verb saying what one thing does to another still reads one.

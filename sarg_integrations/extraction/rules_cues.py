@@ -244,6 +244,10 @@ def _verb_cues(verb: Token) -> Iterator[_Candidate]:
     if found is None or producer_output(verb):
         return
     cue, obj = found
+    if cue.relation == _REQUIRED_FOR and _is_agent(_first_child(verb, ("dobj",))) and (
+        _first_child(verb, ("xcomp",)) is not None
+    ):
+        return  # "the agency will require the two firms to hold more": a duty laid on them
     # "follow the rules / the news": only clear event nouns are temporal.
     if (
         verb.lemma_.lower() == "follow"
@@ -281,6 +285,8 @@ def _copular_cues(verb: Token) -> Iterator[_Candidate]:
     # "X is needed / required for Y", "X is needed to do Y".
     if lemma in ("need", "require") and _is_passive(verb):
         target = _first_child(verb, ("nsubjpass",))
+        if _is_agent(target):
+            return  # "Major shareholders are required to disclose sales": a duty, no need
         for child in verb.children:
             effect: Token | None = None
             if child.dep_ == "prep" and child.lower_ in ("for", "to"):
@@ -661,7 +667,8 @@ def _fronted_reason_cues(sent: Span) -> Iterator[_Candidate]:
     end -= 1
     adjunct = _subtree_ids(first) | frozenset(range(first.i, end + 1))
     cause: Token | _Phrase
-    if first.tag_ == "JJ" and first.lower_ in _REASON_ADJECTIVES:
+    # The parser may take the capitalised first word for a name ("*Short* of staff, …").
+    if first.tag_ in ("JJ", "NNP") and first.lower_ in _REASON_ADJECTIVES:
         toks = list(sent.doc[first.i : end + 1])[:MAX_PHRASE_TOKENS]
         cause = _Phrase(_render(toks), frozenset(t.i for t in toks))
         cue = _Cue("causes", _C)

@@ -196,7 +196,8 @@ _HUMAN_NOUNS = frozenset(
      "driver", "farmer", "villager", "activist", "leader", "member", "employee", "staff",
      "crowd", "mob", "group", "government", "authority", "administration", "minister",
      "company", "firm", "party", "union", "supporter", "child", "doctor", "teacher",
-     "citizen", "militant", "soldier", "troop", "rebel", "agitator"}
+     "citizen", "militant", "soldier", "troop", "rebel", "agitator", "shareholder",
+     "investor", "retiree", "taxpayer", "individual", "customer", "consumer", "employer"}
 )  # fmt: skip
 _HUMAN_ENTS = frozenset({"PERSON", "NORP", "ORG"})
 # "Three people were killed *in* a car crash": a harm stated with "in" and the event that

@@ -404,6 +404,10 @@ class TaggerExtractor:
                     continue
                 if _modal_only(doc, rel) or _habitual_fact(doc, rel) or _extent_of_change(doc, rel):
                     continue
+                if _amount_argument(doc, rel) or _name_signal(doc, rel):
+                    continue
+                if _aim_of_no_action(doc, rel):
+                    continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
                 reading = denied_reading(relation_type_for(signal or "")) if denied else None
@@ -674,6 +678,12 @@ _TIME_NOUNS = frozenset(
 )
 
 
+# Head words of an amount: "20 *percent*", "a *%*" (numbers and currency signs by tag).
+_AMOUNT_WORDS = frozenset({"%", "percent", "cent"})
+# Entity types whose inner words are a name's, never a signal.
+_NAME_ENTITIES = frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "FAC", "EVENT", "LAW"})
+
+
 def _time_span_cause(doc: Any, relation: Any) -> bool:
     """Whether the cause is only a stretch or point of time, read with a preposition or
     no signal: how long or when, not why.
@@ -697,6 +707,85 @@ def _time_span_cause(doc: Any, relation: Any) -> bool:
     return bool(words) and all(
         t.lemma_.lower() in _TIME_NOUNS or t.ent_type_ in ("DATE", "TIME") for t in words
     )
+
+
+def _amount_argument(doc: Any, relation: Any) -> bool:
+    """Whether the cause or the effect is only an amount: how much, not what.
+
+    "Kforce stock traded up *$0.54* on Friday" was read as the stock causing $0.54, and
+    "… equates to an 18.5-per-cent premium, but it amounted to a 6.6-per-cent discount"
+    as *5* causing the discount. An amount is said of a thing the sentence names
+    elsewhere; it is never an event of its own. Read here as an amount: an argument whose
+    head word (its root in the parse) is a number, a currency sign or a percent. "The
+    blast killed *20 people*" keeps its pair (its head is "people"), and so does an amount
+    of something ("generated *$60 million in tax revenue*"). ``doc`` is the sentence's
+    spaCy parse.
+    """
+    for span in (relation.cause, relation.effect):
+        tokens = None if span is None else doc.char_span(*span, alignment_mode="expand")
+        if tokens is None or not len(tokens):
+            continue
+        root = tokens.root
+        number = (root.tag_ == "CD" or root.like_num) and root.dep_ not in ("nsubj", "nsubjpass")
+        # ("*only four* have caused human infections": a subject number counts things)
+        amount = number or root.tag_ == "$" or root.lemma_.lower() in _AMOUNT_WORDS
+        # "$7.1 trillion *in net benefits*", "*one of* the costliest disasters": a thing
+        # measured; "$0.54 *on Friday*" says only when.
+        if amount and all(_time_phrase(c) for c in root.children if c.dep_ == "prep"):
+            return True
+    return False
+
+
+def _time_phrase(preposition: Any) -> bool:
+    """Whether a preposition's phrase says only when: "on Friday", "during trading"."""
+    if preposition.lower_ == "during":
+        return True
+    objects = [c for c in preposition.children if c.dep_ == "pobj"]
+    return bool(objects) and all(
+        o.ent_type_ in ("DATE", "TIME") or o.lemma_.lower() in _TIME_NOUNS for o in objects
+    )
+
+
+def _name_signal(doc: Any, relation: Any) -> bool:
+    """Whether the signal is a word inside a name: "BlackRock *Enhanced* Global Dividend
+    Trust", "The iShares *Expanded* Tech-Software Sector ETF". A name's word says
+    nothing happened; the tagger read them as verbs. Read here as a name: every signal
+    token lies inside an entity the parser names (an organisation, a product, …) after
+    its first word, or is capitalised between two proper nouns in a sentence that is not
+    set in title case (a headline's "Iran Attack *Cuts* Saudi Output" keeps its verb).
+    ``doc`` is the sentence's spaCy parse."""
+    signal = _signal_span(doc, relation)
+    if signal is None:
+        return False
+    if all(t.ent_iob_ == "I" and t.ent_type_ in _NAME_ENTITIES for t in signal):
+        return True
+    first, last = signal[0], signal[-1]
+    if first.i == 0 or last.i + 1 >= len(doc) or not all(t.is_title for t in signal):
+        return False
+    if doc[first.i - 1].pos_ != "PROPN" or doc[last.i + 1].pos_ != "PROPN":
+        return False
+    words = [t for t in doc if t.is_alpha]
+    return sum(t.is_title for t in words) * 2 < len(words)
+
+
+def _aim_of_no_action(doc: Any, relation: Any) -> bool:
+    """Whether a "to" aim is read for a bare name: "Games Workshop Group PLC (GAW) *to
+    Issue* Dividend of GBX 35" is a headline's plan (the company will issue it), not what
+    the company is for. Read here as a plan: the signal (or the cause's first word) is
+    "to" and the other argument is only a name, with no common noun or verb. "A call
+    by the committee *to pressurise* the government" keeps its pair (CNC marks the aim of
+    a call or a campaign). ``doc`` is the sentence's spaCy parse."""
+    if relation.cause is None:
+        return False
+    signal = _signal_span(doc, relation)
+    cause = doc.char_span(*relation.cause, alignment_mode="expand")
+    words = list(signal) if signal is not None else []
+    if not words and cause is not None and len(cause):
+        words = [cause[0]]
+    if [t.lower_ for t in words] != ["to"]:
+        return False
+    effect = doc.char_span(*relation.effect, alignment_mode="expand")
+    return effect is not None and all(t.pos_ in ("PROPN", "PUNCT", "NUM", "DET") for t in effect)
 
 
 def _signal_span(doc: Any, relation: Any) -> Any:

@@ -224,6 +224,22 @@ def test_a_named_producers_output_is_a_profile_not_a_cause(extractor: RuleBasedE
 
 
 @pytest.mark.slow
+def test_a_duty_is_no_requirement(extractor: RuleBasedExtractor) -> None:
+    # FinCausal: "shareholders --is required for--> disclose sales" is a duty of people.
+    duty = "Major shareholders are required to disclose their sales with the SEC."
+    assert triples_of(extractor, duty) == set()
+    laid = "The agency will require the two firms to hold more capital."
+    assert triples_of(extractor, laid) == set()
+    # "Short of staff, …": the parser takes the capitalised first word for a name.
+    short = "Short of staff, the town library cut its opening hours."
+    assert any(c == "short of staff" for c, _, _ in triples_of(extractor, short))
+    # A thing needed for another still reads one.
+    assert ("beta cells", R.PROCEDURAL, "produce insulin") in triples_of(
+        extractor, "Beta cells are needed to produce insulin."
+    )
+
+
+@pytest.mark.slow
 def test_not_allowing_a_thing_prevents_it(extractor: RuleBasedExtractor) -> None:
     # A denied enabling relation is a prevention (it read "Spain allows ...").
     text = "Spain remained neutral and did not allow either side to use its territory."

@@ -384,6 +384,44 @@ def test_as_before_a_noun_phrase_is_a_role_not_a_reason(tagger) -> None:
     assert found(caused, "prices rose", "demand fell")  # "as" before a clause is a reason
 
 
+def test_an_amount_alone_is_neither_cause_nor_effect(tagger) -> None:
+    # FinCausal's market reports were read as the stock causing the price move, and as a
+    # number causing a discount: an amount is how much, not what.
+    for text in ("Kforce stock traded up $0.54 on Friday, hitting $34.08.",
+                 "The price equates to an 18.5 per cent premium, but it amounted to a 6.6 per "
+                 "cent discount to the REIT's net asset value."):
+        assert not any(
+            t.cause[:1].isdigit() or t.effect[:1].isdigit() or "$" in t.effect
+            for t in tagger.extract(SourceDocument("d", text))
+        ), text
+    # An amount of something is a thing the relation produced.
+    tax = ("Oregon officials levied a 25% tax on recreational marijuana, which generated "
+           "US$60.2 million in tax revenue that year alone.")
+    assert found(tagger.extract(SourceDocument("d", tax)), "tax", "tax revenue")
+    # A number as the subject counts things: "only four (strains) have caused ...".
+    strains = ("Of the hundreds of strains of avian influenza A viruses, only four have "
+               "caused human infections.")
+    assert found(tagger.extract(SourceDocument("d", strains)), "strains", "human infections")
+
+
+def test_a_word_inside_a_name_is_no_signal(tagger) -> None:
+    # "Enhanced" in a fund's name was read as the signal of a relation.
+    text = ("Ltd. raised its holdings in BlackRock Enhanced Global Dividend Trust by 93.1% "
+            "last year.")
+    assert tagger.extract(SourceDocument("d", text)) == []
+    headline = tagger.extract(SourceDocument("d", "Iran Attack Cuts Saudi Output By Half"))
+    assert found(headline, "attack", "output")  # a headline's title-case verb is still one
+
+
+def test_a_headlines_plan_is_no_aim(tagger) -> None:
+    # "X to Issue Dividend" says what the company will do, not what it is for.
+    text = "Games Workshop Group PLC (GAW) to Issue Dividend of GBX 35 on November 8th"
+    assert tagger.extract(SourceDocument("d", text)) == []
+    call = ("The protesters staged the hunger strike in response to a call by the committee "
+            "to pressurise the government.")
+    assert found(tagger.extract(SourceDocument("d", call)), "pressurise", "call")
+
+
 def test_no_relation_in_plain_description(tagger) -> None:
     assert tagger.extract(SourceDocument("d", "The museum is located on the north bank of the river.")) == []
 

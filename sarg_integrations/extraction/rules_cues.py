@@ -134,6 +134,7 @@ def _reasoning_candidates(sent: Span, ctx: _Context) -> Iterator[_Candidate]:
             yield from _verb_cues(tok)
     yield from _preposition_cues(sent)
     yield from _fronted_reason_cues(sent)
+    yield from _absolute_with_cues(sent)
     yield from _motive_cues(sent)
     yield from _anaphoric_result_cues(sent, ctx)
 
@@ -212,7 +213,7 @@ def _xcomp_phrase(marker: _XcompMarker) -> _Phrase:
 
 
 # Verbs of a cause's output that are also a producer's trade (see producer_output).
-_OUTPUT_VERBS = frozenset({"make", "produce", "generate", "yield"})
+_OUTPUT_VERBS = frozenset({"make", "produce", "generate", "yield", "supply", "provide"})
 
 
 def has_result_complement(verb: Token) -> bool:
@@ -224,8 +225,9 @@ def has_result_complement(verb: Token) -> bool:
 def producer_output(verb: Token) -> bool:
     """Whether ``verb`` tells what a named thing habitually puts out: a profile, no cause.
 
-    "The Penlan quarry *produces* granite" and "The Tilde steelworks *made* rails for the
-    railway" are what the place does or did; "the mutation *produces* a faulty enzyme"
+    "The Penlan quarry *produces* granite", "The Keld reservoir *supplies* water to
+    400,000 people" and "The Tilde steelworks *made* rails for the railway" are what the
+    place does or did; "the mutation *produces* a faulty enzyme"
     and "Smoking *produces* cancer" are what one thing does to another. Read as a
     profile: a present or past main verb of output ("make" without a complement) whose
     subject holds a proper noun (the tagger's profile check shares this).
@@ -648,6 +650,41 @@ def _comma_after(tok: Token, sent: Span) -> bool:
     """Whether a comma inside ``sent`` follows ``tok``'s whole subtree (a fronted phrase)."""
     after = tok.right_edge.i + 1
     return after < sent.end and sent.doc[after].text == ","
+
+
+def _absolute_with_cues(sent: Span) -> Iterator[_Candidate]:
+    """A sentence opened by "With" and a small clause of its own, up to a comma, giving
+    the main clause's reason: "*With the pier unusable*, the ferry service was
+    suspended", "*With prices rising*, consumers cut back". The small clause (a subject
+    and an adjective or a verb) is the cause; "With his help, we finished early" has no
+    such clause and reads nothing."""
+    first = sent[0]
+    if first.lower_ != "with" or len(sent) < 4:
+        return
+    if first.dep_ == "mark":  # "With the pier unusable": the predicate is an adverbial clause
+        predicate, main = first.head, first.head.head
+        if predicate.dep_ != "advcl":
+            return
+    elif first.dep_ == "prep":  # "With prices rising": the predicate is the preposition's
+        predicate = next((c for c in first.children if c.dep_ == "pcomp"), None)
+        main = first.head
+    else:
+        return
+    if predicate is None or predicate.pos_ not in ("ADJ", "VERB") or main.pos_ not in _VERB_POS:
+        return
+    if not any(c.dep_ in ("nsubj", "nsubjpass") for c in predicate.children):
+        return
+    end = next((t.i for t in sent.doc[first.i + 1 : main.i] if t.text == ","), None)
+    if end is None or end <= predicate.i:
+        return
+    toks = list(sent.doc[first.i + 1 : end])[:MAX_PHRASE_TOKENS]
+    adjunct = frozenset(range(first.i, end + 1))
+    effect = _clause_phrase(main, adjunct)
+    subj = _subject_of(main)
+    if effect is None or (subj is not None and _is_pronominal(subj)):
+        return
+    cause = _Phrase(_render(toks), frozenset(t.i for t in toks))
+    yield _Candidate(cause, effect, _Cue("causes", _C), exclude=adjunct)
 
 
 def _fronted_reason_cues(sent: Span) -> Iterator[_Candidate]:

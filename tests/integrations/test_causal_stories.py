@@ -263,6 +263,19 @@ KNOWN_MISSES = {
     # "The slump forced two builders to stop work": that "house sales fell by a third" is a
     # slump is world knowledge, so the last step stays out.
     "dunmore": "'house sales fell' / 'The slump' is world knowledge: the builders stay out",
+    # A twenty-seventh set (fenby, vesna, orla, tamsin, keld), written on 2026-12-04 after
+    # the FinCausal precision changes and run once on that code: vesna and orla passed (2
+    # of 5; fenby first ran under an id another story had, and failed the same once
+    # renamed). "With the pier unusable, the ferry service was suspended" reads since.
+    # "Gales hit the coast" / "The waves tore away part of the pier": that gales raise
+    # waves is world knowledge, and "tore away" is read as no relation.
+    "fenby": "'Gales' / 'The waves' is world knowledge: the storm document stays out",
+    # "Police evacuated 2,000 residents living near the plant" says nothing of the leak:
+    # why they were evacuated is world knowledge.
+    "tamsin": "the evacuation states no cause: the leak and the road stay apart",
+    # Two causes, then "As a result, the reservoir dropped": the opener is joined to the
+    # most similar document (the rain), and the heatwave, told "At the same time", stays out.
+    "keld": "'As a result' follows two documents and is joined to one; the heatwave stays out",
 }
 
 
@@ -289,6 +302,7 @@ KNOWN_DISTRACTORS = {
     "kiro": "with the downstream documents out, the mine's payroll comes in by relevance",
     "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
     "mira": "on fallback 'Baby formula is a powder mixed with water' comes in by relevance",
+    "tamsin": "with the chain's last steps out, the plant's profile comes in by relevance",
 }
 
 

@@ -240,6 +240,23 @@ def test_a_duty_is_no_requirement(extractor: RuleBasedExtractor) -> None:
 
 
 @pytest.mark.slow
+def test_an_absolute_with_clause_gives_a_reason(extractor: RuleBasedExtractor) -> None:
+    # A story's ferry document: "With the pier unusable, ..." read nothing.
+    pier = "With the pier unusable, the ferry service was suspended until repairs are finished."
+    assert ("pier unusable", R.CAUSAL, "ferry service suspended") in triples_of(extractor, pier)
+    prices = triples_of(extractor, "With prices rising, consumers cut back on travel.")
+    assert any(c == "prices rising" for c, _, _ in prices)
+    # "With his help" has no clause of its own: help is no reason here.
+    assert triples_of(extractor, "With his help, we finished early.") == set()
+
+
+@pytest.mark.slow
+def test_a_named_suppliers_output_is_a_profile(extractor: RuleBasedExtractor) -> None:
+    # "The Keld reservoir supplies water" carried a story's chain ahead of its causes.
+    assert triples_of(extractor, "The Keld reservoir supplies water to 400,000 people.") == set()
+
+
+@pytest.mark.slow
 def test_not_allowing_a_thing_prevents_it(extractor: RuleBasedExtractor) -> None:
     # A denied enabling relation is a prevention (it read "Spain allows ...").
     text = "Spain remained neutral and did not allow either side to use its territory."

@@ -200,6 +200,8 @@ def test_a_named_producers_output_and_a_record_level_are_no_relations(tagger) ->
         assert tagger.extract(SourceDocument("d", text)) == [], text
     smoking = tagger.extract(SourceDocument("d", "Smoking produces cancer."))
     assert found(smoking, "smoking", "cancer")
+    supply = "The Keld reservoir supplies water to 400,000 people."
+    assert tagger.extract(SourceDocument("d", supply)) == []  # a named supplier's output
 
 
 def test_a_time_read_as_the_cause_is_no_relation(tagger) -> None:

@@ -726,23 +726,29 @@ def _amount_argument(doc: Any, relation: Any) -> bool:
         if tokens is None or not len(tokens):
             continue
         root = tokens.root
-        number = (root.tag_ == "CD" or root.like_num) and root.dep_ not in ("nsubj", "nsubjpass")
-        # ("*only four* have caused human infections": a subject number counts things)
-        amount = number or root.tag_ == "$" or root.lemma_.lower() in _AMOUNT_WORDS
         # "$7.1 trillion *in net benefits*", "*one of* the costliest disasters": a thing
-        # measured; "$0.54 *on Friday*" says only when.
-        if amount and all(_time_phrase(c) for c in root.children if c.dep_ == "prep"):
+        # measured; "$0.54 *on Friday*" says only when, "1% *to £122.5m*" only how much.
+        if _amount(root) and all(_time_or_amount(c) for c in root.children if c.dep_ == "prep"):
             return True
     return False
 
 
-def _time_phrase(preposition: Any) -> bool:
-    """Whether a preposition's phrase says only when: "on Friday", "during trading"."""
+def _amount(token: Any) -> bool:
+    """Whether ``token`` heads an amount: a number (not a subject: "*only four* have
+    caused human infections" counts things), a currency sign or a percent."""
+    number = (token.tag_ == "CD" or token.like_num) and token.dep_ not in ("nsubj", "nsubjpass")
+    return number or token.tag_ == "$" or token.lemma_.lower() in _AMOUNT_WORDS
+
+
+def _time_or_amount(preposition: Any) -> bool:
+    """Whether a preposition's phrase says only when or how much: "on Friday", "during
+    trading", "to £122.5m"."""
     if preposition.lower_ == "during":
         return True
     objects = [c for c in preposition.children if c.dep_ == "pobj"]
     return bool(objects) and all(
-        o.ent_type_ in ("DATE", "TIME") or o.lemma_.lower() in _TIME_NOUNS for o in objects
+        o.ent_type_ in ("DATE", "TIME") or o.lemma_.lower() in _TIME_NOUNS or _amount(o)
+        for o in objects
     )
 
 

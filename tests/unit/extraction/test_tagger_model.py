@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -389,11 +390,14 @@ def test_as_before_a_noun_phrase_is_a_role_not_a_reason(tagger) -> None:
 def test_an_amount_alone_is_neither_cause_nor_effect(tagger) -> None:
     # FinCausal's market reports were read as the stock causing the price move, and as a
     # number causing a discount: an amount is how much, not what.
+    amount = re.compile(r"[$£€]?[\d.,]+%?( on \w+)?")
     for text in ("Kforce stock traded up $0.54 on Friday, hitting $34.08.",
-                 "The price equates to an 18.5 per cent premium, but it amounted to a 6.6 per "
-                 "cent discount to the REIT's net asset value."):
+                 "BMO Nesbitt Burns analyst Jenny Ma calculated that Blackstone's $3.3-billion "
+                 "purchase price, at $16.79 a share, equates to a 18.5-per-cent premium to Dream "
+                 "Global's closing price on Friday, but it amounted to a 6.6-per-cent discount "
+                 "to the REIT's net asset value."):
         assert not any(
-            t.cause[:1].isdigit() or t.effect[:1].isdigit() or "$" in t.effect
+            amount.fullmatch(t.cause) or amount.fullmatch(t.effect)
             for t in tagger.extract(SourceDocument("d", text))
         ), text
     # An amount of something is a thing the relation produced.

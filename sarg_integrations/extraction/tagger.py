@@ -678,12 +678,6 @@ _TIME_NOUNS = frozenset(
 )
 
 
-# Head words of an amount: "20 *percent*", "a *%*" (numbers and currency signs by tag).
-_AMOUNT_WORDS = frozenset({"%", "percent", "cent"})
-# Entity types whose inner words are a name's, never a signal.
-_NAME_ENTITIES = frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "FAC", "EVENT", "LAW"})
-
-
 def _time_span_cause(doc: Any, relation: Any) -> bool:
     """Whether the cause is only a stretch or point of time, read with a preposition or
     no signal: how long or when, not why.
@@ -707,6 +701,10 @@ def _time_span_cause(doc: Any, relation: Any) -> bool:
     return bool(words) and all(
         t.lemma_.lower() in _TIME_NOUNS or t.ent_type_ in ("DATE", "TIME") for t in words
     )
+
+
+# Head words of an amount: "20 *percent*", "a *%*" (numbers and currency signs by tag).
+_AMOUNT_WORDS = frozenset({"%", "percent", "cent"})
 
 
 def _amount_argument(doc: Any, relation: Any) -> bool:
@@ -750,6 +748,10 @@ def _time_or_amount(preposition: Any) -> bool:
         o.ent_type_ in ("DATE", "TIME") or o.lemma_.lower() in _TIME_NOUNS or _amount(o)
         for o in objects
     )
+
+
+# Entity types whose inner words are a name's, never a signal.
+_NAME_ENTITIES = frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "FAC", "EVENT", "LAW"})
 
 
 def _name_signal(doc: Any, relation: Any) -> bool:

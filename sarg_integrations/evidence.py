@@ -41,9 +41,11 @@ from sarg_integrations.links import (
     documents_linked_by_triples,
     documents_stating_open_causes,
     names_same_event,
+    restates_key_phrase,
 )
 from sarg_integrations.schema import (
     Direction,
+    EntryNode,
     EvidencePassage,
     ReasoningChain,
     SourceDocument,
@@ -79,6 +81,7 @@ __all__ = [
     "linked_evidence",
     "onward_evidence",
     "passage_tokens",
+    "restated_entry_similarity",
     "source_evidence",
     "whole_passages",
 ]
@@ -450,6 +453,38 @@ def compile_evidence(
     else:
         prompt = compile_flat_prompt(query, evidence, template)
     return CompiledEvidence(evidence, prompt, chains, fallback_reason)
+
+
+def restated_entry_similarity(
+    query: str, entry_nodes: Sequence[EntryNode], *, restated: float = CHAIN_FOCUS_ENTRY_MATCH
+) -> dict[str, float]:
+    """Entry node → its similarity with the query's key phrases, as the evidence judges it:
+    at least ``restated`` (a focus match) for a node that says all its key phrase asks
+    about in its own words (:func:`~sarg_integrations.links.restates_key_phrase`).
+
+    The chain from "club filed for bankruptcy" (0.64 like "fc file bankruptcy") answers
+    "Why did Ambry FC file for bankruptcy?", though its sentence names "the club" and
+    ranks below the club's profile; as the best entry node of the chains at a focus
+    match it is anchored (:func:`anchored_chains`), and a node telling the asked event
+    with no chain of its own ("owners halted production") brings its document in
+    (:func:`entry_evidence`). Not more than a focus match: a node at ``entry_match``
+    makes :func:`anchored_chains` drop the chains from looser entry nodes, and a
+    restatement ("flooded fields") says nothing of the step before it ("level of Tarn
+    <- meltwater").
+
+    Example:
+        >>> entries = [EntryNode("club filed for bankruptcy", 0.64, "fc file bankruptcy"),
+        ...            EntryNode("club filed", 0.51, "fc file bankruptcy")]
+        >>> restated_entry_similarity("Why did Ambry FC file for bankruptcy?", entries)
+        {'club filed for bankruptcy': 0.75, 'club filed': 0.51}
+    """
+    similarity: dict[str, float] = {}
+    for entry in entry_nodes:
+        value = entry.similarity
+        if value < restated and restates_key_phrase(entry.node, entry.keyphrase, query):
+            value = restated
+        similarity[entry.node] = max(value, similarity.get(entry.node, -1.0))
+    return similarity
 
 
 def anchored_chains(

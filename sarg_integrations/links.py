@@ -51,6 +51,7 @@ __all__ = [
     "documents_continuing_event",
     "documents_stating_open_causes",
     "names_same_event",
+    "restates_key_phrase",
     "names_event",
     "node_words",
     "open_ends",
@@ -365,14 +366,24 @@ def names_event(name: str) -> bool:
     return len(content) >= 2 or (len(content) == 1 and not content[0][:1].isupper())
 
 
+# Where a name's head phrase ends: "computer systems *of* Corvo General Hospital".
+_HEAD_END = re.compile(r"\s(?:of|in|at|on|for|from|with|by|near|to)\s", re.IGNORECASE)
+
+
 def _mostly_capitalised(name: str) -> bool:
-    """More than half of ``name``'s content words are capitalised: a name, not an event.
+    """More than half of the content words of ``name``'s head phrase (up to its first
+    preposition) are capitalised: a name, not an event. A thing of a named owner is a
+    thing ("computer systems of Corvo General Hospital"); "Port of Alvik" is a name.
 
     Example:
         >>> _mostly_capitalised("SDP chairman Takako Doi"), _mostly_capitalised("storm in Varna")
         (True, False)
+        >>> _mostly_capitalised("computer systems of Corvo General Hospital")
+        False
+        >>> _mostly_capitalised("Port of Alvik")
+        True
     """
-    content = _content(name, digits=True)
+    content = _content(_HEAD_END.split(name, maxsplit=1)[0], digits=True)
     return 2 * sum(w[:1].isupper() for w in content) > len(content)
 
 
@@ -665,6 +676,30 @@ def names_same_event(a: str, b: str) -> bool:
     return any(
         _compound_head(x, y) or _compound_head(y, x) for x in words_a for y in words_b
     )
+
+
+def restates_key_phrase(node: str, keyphrase: str, query: str) -> bool:
+    """Whether entry node ``node`` says in its own words all that key phrase ``keyphrase``
+    asks about: every word of the phrase the ``query`` writes in lower case (no name),
+    at least two of them, is in the node (:func:`node_words`, so "halted" meets "halt").
+
+    Embedding similarity underrates such a node when the document names the subject
+    by a common noun or leaves it out: "club filed for bankruptcy" is 0.64 like "fc file
+    bankruptcy" for "Why did Ambry FC file for bankruptcy?", "owners halted production"
+    0.62 like "halt production". A name alone is no such restatement ("Lusk mine"), nor
+    is one shared word ("club filed").
+
+    Example:
+        >>> query = "Why did Ambry FC file for bankruptcy?"
+        >>> restates_key_phrase("club filed for bankruptcy", "fc file bankruptcy", query)
+        True
+        >>> restates_key_phrase("club filed", "fc file bankruptcy", query)
+        False
+        >>> restates_key_phrase("Ambry FC", "ambry fc", query)
+        False
+    """
+    asked = node_words(keyphrase) & event_words(query)
+    return len(asked) >= 2 and asked <= node_words(node)
 
 
 def _common_words(text: str) -> list[str]:

@@ -26,7 +26,7 @@ from sarg_integrations.direction.classifier import default_direction_classifier
 from sarg_integrations.documents import DocumentLike, coerce_documents, validate_query
 from sarg_integrations.embedding import CachedEmbedder, Embedder, SentenceTransformerEmbedder
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.evidence import compile_evidence
+from sarg_integrations.evidence import compile_evidence, restated_entry_similarity
 from sarg_integrations.extraction import default_extractor
 from sarg_integrations.extraction.base import TripleExtractor
 from sarg_integrations.extraction.runner import ExtractionRunner, collect
@@ -342,7 +342,7 @@ class SARGPipeline:
                     if found.direction is not None and self.config.direction is None
                     else None
                 ),
-                entry_similarity={e.node: e.similarity for e in found.entry_nodes},
+                entry_similarity=restated_entry_similarity(query, found.entry_nodes),
                 entry_documents={
                     e.node: found.graph.graph.nodes[e.node].get("documents", ())
                     for e in found.entry_nodes

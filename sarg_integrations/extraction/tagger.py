@@ -406,7 +406,7 @@ class TaggerExtractor:
                     continue
                 if _amount_argument(doc, rel) or _name_signal(doc, rel):
                     continue
-                if _aim_of_no_action(doc, rel):
+                if _aim_of_no_action(doc, rel) or _place_argument(doc, rel):
                     continue
                 # A denied relation is none, but "did not allow X" prevented X.
                 denied = _denied(doc, rel)
@@ -794,6 +794,45 @@ def _aim_of_no_action(doc: Any, relation: Any) -> bool:
         return False
     effect = doc.char_span(*relation.effect, alignment_mode="expand")
     return effect is not None and all(t.pos_ in ("PROPN", "PUNCT", "NUM", "DET") for t in effect)
+
+
+# Prepositions that say where a thing is. Not those of a path ("A hailstorm swept
+# *across* the orchards": a storm's path is what it struck), nor "over" (an amount, "over
+# 300 deaths").
+_PLACE_PREPOSITIONS = frozenset({
+    "under", "beneath", "below", "above", "behind", "beside", "near", "inside", "outside",
+    "alongside",
+})
+
+
+def _place_argument(doc: Any, relation: Any) -> bool:
+    """Whether an argument only says where the other happened: "An ice jam formed *under
+    the Sable bridge* in late February" was read as the jam causing the bridge, and
+    "Water *backed up behind* the jam" as the water causing the jam. Read here as a
+    place: an argument that is a place preposition's phrase attached to a verb, or the
+    object of such a preposition closing the signal. A place is never an event; what
+    "was *behind*" a thing (a verb of being) caused it, and a phrase of an argument's
+    own noun ("the bridge *across the river*") is part of its name. ``doc`` is the
+    sentence's spaCy parse."""
+    signal = _signal_span(doc, relation)
+    if signal is not None and signal[-1].lower_ in _PLACE_PREPOSITIONS:
+        preposition = signal[-1]
+        if preposition.head.pos_ == "VERB" and preposition.head.lemma_ != "be":
+            return True
+    for span in (relation.cause, relation.effect):
+        tokens = None if span is None else doc.char_span(*span, alignment_mode="expand")
+        if tokens is None or not len(tokens):
+            continue
+        root = tokens.root
+        if (
+            root.lower_ in _PLACE_PREPOSITIONS
+            and root.dep_ == "prep"
+            and root.head.pos_ == "VERB"
+            and root.head.lemma_ != "be"
+            and any(c.dep_ == "pobj" for c in root.children)
+        ):
+            return True
+    return False
 
 
 def _signal_span(doc: Any, relation: Any) -> Any:

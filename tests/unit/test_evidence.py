@@ -28,6 +28,7 @@ from sarg_integrations.evidence import (
     fill_evidence,
     linked_evidence,
     onward_evidence,
+    restated_entry_similarity,
     source_evidence,
 )
 from sarg_integrations.links import _STOP as STOP
@@ -41,6 +42,7 @@ from sarg_integrations.links import (
     documents_stating_open_causes,
     names_event,
     node_words,
+    restates_key_phrase,
     tells_past_event,
 )
 from sarg_integrations.prompting import render_evidence
@@ -48,6 +50,7 @@ from sarg_integrations.schema import (
     ChainHop,
     Direction,
     DirectionPrediction,
+    EntryNode,
     EvidencePassage,
     ReasoningChain,
     RelationType,
@@ -616,6 +619,75 @@ def test_the_chain_from_the_best_entry_node_is_anchored_when_that_node_names_the
     assert anchored_chains([others[0], yuanhua], lower, entry_similarity=second) == [others[0]]
 
 
+@pytest.mark.parametrize(
+    ("node", "keyphrase", "query", "restates"),
+    [
+        # The subject named by a common noun; the verb in another form.
+        ("club filed for bankruptcy", "fc file bankruptcy", "Why did Ambry FC file for bankruptcy?", True),
+        ("owners halted production", "halt production", "Why did the Lusk owners halt production?", True),
+        # One shared word is not the asked event, nor is a name.
+        ("club filed", "fc file bankruptcy", "Why did Ambry FC file for bankruptcy?", False),
+        ("Lusk mine lost money", "owners lusk", "Why did the Lusk owners halt production?", False),
+        ("Ambry FC", "ambry fc", "Why did Ambry FC file for bankruptcy?", False),
+        # Every asked word must be there.
+        ("production fell", "halt production", "Why did the Lusk owners halt production?", False),
+    ],
+)
+def test_a_node_restates_its_key_phrase_when_it_holds_every_asked_word(
+    node, keyphrase, query, restates
+):
+    assert restates_key_phrase(node, keyphrase, query) is restates
+
+
+def test_a_restated_entry_node_counts_as_a_focus_match():
+    query = "Why did Ambry FC file for bankruptcy?"
+    entries = [EntryNode("club filed for bankruptcy", 0.64, "fc file bankruptcy"),
+               EntryNode("club filed", 0.51, "fc file bankruptcy"),
+               EntryNode("bankruptcy", 1.0, "bankruptcy")]
+    similarity = restated_entry_similarity(query, entries)
+    assert similarity == {"club filed for bankruptcy": 0.75, "club filed": 0.51, "bankruptcy": 1.0}
+    # The club's sentence ranks below its profile and its relegation, yet its chain,
+    # from the best entry node of the chains, answers the question.
+    relevance = {"relegated": 0.60, "founded": 0.58, "bankrupt": 0.49, "income": 0.30, "x": 0.1}
+    answer, aim = _chain("club filed for bankruptcy", "bankrupt"), _chain("club filed", "bankrupt")
+    raw = {e.node: e.similarity for e in entries}
+    assert anchored_chains([aim, answer], relevance, entry_similarity=raw) == []
+    assert anchored_chains([aim, answer], relevance, entry_similarity=similarity) == [answer]
+    # Only as a focus match: chains anchored by their documents' relevance stay ("flooded
+    # fields" <- the swollen river, and "level of Tarn" <- meltwater, the step before).
+    fields = [EntryNode("flooded fields", 0.70, "fields tarn flooded"),
+              EntryNode("level of Tarn", 0.65, "fields tarn flooded")]
+    tarn = {"fields": 0.68, "level": 0.56, "farms": 0.53, "snow": 0.47, "fish": 0.37}
+    chains = [_chain("flooded fields", "fields"), _chain("level of Tarn", "level")]
+    query = "Why were the fields along the Tarn flooded in March?"
+    similarity = restated_entry_similarity(query, fields)
+    assert similarity["flooded fields"] == 0.75
+    assert anchored_chains(chains, tarn, entry_similarity=similarity) == chains
+
+
+def test_the_document_of_a_restated_entry_node_with_no_chain_joins():
+    # "Why did the owners of the Lusk mine halt production?": "owners halted production"
+    # (0.62 like "halt production") starts no chain; the chain held is the losses'.
+    docs = [SourceDocument("loss", "At those prices the Lusk mine lost money."),
+            SourceDocument("halt", "Its owners halted production in November."),
+            SourceDocument("opened", "The Lusk mine opened in 1962.")]
+    held = [EvidencePassage("loss", docs[0].text, (1,))]
+    chains = [_chain("Lusk mine lost money", "loss")]
+    entries = [EntryNode("owners halted production", 0.62, "halt production"),
+               EntryNode("Lusk mine lost money", 0.59, "owners lusk")]
+    where = {"owners halted production": ["halt"], "Lusk mine lost money": ["loss"]}
+    relevance = {"loss": 0.66, "opened": 0.62, "halt": 0.49}
+    raw = {e.node: e.similarity for e in entries}
+    assert entry_evidence(docs, held, chains, raw, where, relevance,
+                          event_reader=PastTenseWords()) == []
+    similarity = restated_entry_similarity(
+        "Why did the owners of the Lusk mine halt production?", entries
+    )
+    found = entry_evidence(docs, held, chains, similarity, where, relevance,
+                           event_reader=PastTenseWords())
+    assert [(p.document_id, p.selected_by) for p in found] == [("halt", "entry")]
+
+
 def test_once_the_asked_event_is_named_a_loosely_matched_chain_leaves():
     # The dairy story: the plant's profile is the most relevant document, and its chain
     # ("milk <- farms in the valley", entry "milk" at 0.61) is about something else.
@@ -982,6 +1054,21 @@ def test_a_name_at_the_open_end_is_not_followed_by_similarity():
                _t("long talks", "two failed to reach accord", "b")]
     similar = _similar_to({("Doi", "accord"): 0.5})
     assert documents_linked_by_triples(["a"], triples, upstream=True, similarity=similar) == []
+
+
+def test_a_thing_of_a_named_owner_is_followed_by_similarity():
+    # "Hackers locked the computer systems of Corvo General Hospital" / "Without access to
+    # patient records, doctors postponed all planned surgery": the open end is a thing of
+    # a named owner, not a name; "Port of Alvik" is a name.
+    triples = [_t("hackers", "computer systems of Corvo General Hospital", "attack"),
+               _t("access to patient records", "doctors postponed surgery", "surgery")]
+    similar = _similar_to({("computer", "access"): 0.44})
+    assert documents_linked_by_triples(
+        ["attack"], triples, upstream=False, similarity=similar
+    ) == ["surgery"]
+    port = [_t("storm", "Port of Alvik", "storm"), _t("access to harbour", "ships waited", "ships")]
+    similar = _similar_to({("Port", "access"): 0.44})
+    assert documents_linked_by_triples(["storm"], port, upstream=False, similarity=similar) == []
 
 
 def test_rounds_limit_how_far_links_go():

@@ -428,6 +428,20 @@ def test_a_headlines_plan_is_no_aim(tagger) -> None:
     assert found(tagger.extract(SourceDocument("d", call)), "pressurise", "call")
 
 
+def test_a_place_is_neither_cause_nor_effect(tagger) -> None:
+    # "formed under the bridge" was read as the jam causing the bridge, and "backed up
+    # behind the jam" as the water causing the jam: where a thing is, is no event.
+    for text in ("An ice jam formed under the Sable bridge in late February.",
+                 "Water backed up behind the jam."):
+        assert tagger.extract(SourceDocument("d", text)) == [], text
+    # A storm's path is what it struck, and what "was behind" a thing caused it.
+    storm = tagger.extract(SourceDocument(
+        "d", "A hailstorm swept across the orchards of the Corvin valley in late May."))
+    assert found(storm, "hailstorm", "orchards"), [(t.cause, t.effect) for t in storm]
+    behind = tagger.extract(SourceDocument("d", "Heavy selling by funds was behind the slump."))
+    assert found(behind, "selling", "slump"), [(t.cause, t.effect) for t in behind]
+
+
 def test_no_relation_in_plain_description(tagger) -> None:
     assert tagger.extract(SourceDocument("d", "The museum is located on the north bank of the river.")) == []
 

@@ -250,9 +250,17 @@ _PHRASAL_NOUNS = {
 }
 
 
-# The irregular pasts of those verbs, which the stemmer leaves as they are ("laid" off /
-# the "layoffs", "broke" down / the "breakdown").
-_IRREGULAR_PASTS = {"laid": "lay", "broke": "break", "sold": "sell"}
+# Irregular pasts, which the stemmer leaves as they are, and their verbs: those of the
+# phrasal nouns ("laid" off / the "layoffs", "broke" down / the "breakdown"), and those
+# whose verb names the event's noun too ("An audit *found* that …" / "The *findings*",
+# "prices *rose*" / "the *rise*", "workers *struck*" / "the *strike*"). Not the ones
+# that are also words of their own ("left", "saw", "lay").
+_IRREGULAR_PASTS = {
+    "laid": "lay", "broke": "break", "sold": "sell", "found": "find", "rose": "rise",
+    "fell": "fall", "struck": "strike", "froze": "freeze", "sank": "sink", "grew": "grow",
+    "built": "build", "bought": "buy", "spent": "spend", "caught": "catch", "won": "win",
+    "began": "begin", "drove": "drive", "stole": "steal", "spoke": "speak", "chose": "choose",
+}
 
 # Nouns of an event whose stem the stemmer does not share with its verb's ("the
 # *closure*" / "the tannery *closed*", "the *failure*" / "the pumps *failed*", "the
@@ -285,6 +293,8 @@ def node_words(name: str) -> frozenset[str]:
         frozenset({'walk'})
         >>> node_words("the layoffs") & node_words("the firm laid off 40 workers")
         frozenset({'lay'})
+        >>> node_words("the findings") & node_words("an audit found money missing")
+        frozenset({'find'})
         >>> node_words("the closure") & node_words("the tannery closed in March")
         frozenset({'close'})
     """
@@ -601,6 +611,8 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         False
         >>> tells_past_event("The ferry terminal opened in 1978 and has two berths.")
         False
+        >>> tells_past_event("As a result, customers had no mobile service on Sunday.")
+        True
     """
     if nlp is None:
         from sarg_integrations._models import load_spacy
@@ -609,6 +621,10 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     sentence = next(iter(nlp(text.strip()).sents), None)
     if sentence is None or _HISTORY_DATE.search(sentence.text):
         return False
+    # A past state told as an outcome is what happened: "As a result, two million
+    # customers *had* no mobile service" (a plain "had" or "was" is a profile's).
+    if continues_earlier_text(sentence.text) and any(t.tag_ == "VBD" for t in sentence):
+        return True
     # Any verb in the past, read token by token: the small parser often misses the root
     # ("A wildfire near Ostra burned …" is parsed as a noun phrase).
     return any(_past_verb(token) for token in sentence)

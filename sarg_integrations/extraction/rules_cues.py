@@ -588,6 +588,44 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             yield from _harm_in_event(tok)
         if tok.dep_ == "prep" and tok.lower_ == "from":
             yield from _left_by_event(tok)
+        if tok.dep_ == "prep":
+            yield from _legal_reason(tok)
+
+
+# Punishments and charges, and the prepositions that name their offence: "arrested *for*
+# looting", "convicted *of* fraud", "charged *with* murder".
+_OFFENCE_PREPOSITIONS = {
+    "for": frozenset({
+        "arrest", "convict", "charge", "jail", "imprison", "sentence", "detain", "fine",
+        "punish", "prosecute", "indict", "suspend", "expel", "ban", "book", "execute",
+    }),
+    "of": frozenset({"convict", "accuse", "suspect", "acquit"}),
+    "with": frozenset({"charge"}),
+}
+# What a punishment is for that is no offence: "banned *for life*", "held *for questioning*".
+_NOT_OFFENCES = frozenset({"life", "questioning", "interrogation", "trial", "investigation"})
+
+
+def _legal_reason(prep: Token) -> Iterator[_Candidate]:
+    """An offence and the punishment or charge it brought: "58 people were arrested *for*
+    looting shops", "Keating was convicted in state court *of* helping to defraud
+    investors", "Two men were charged *with* murder" (the looting, the fraud, the murder
+    is the cause; CNC marks such pairs). Only a verb of punishing or charging
+    (:data:`_OFFENCE_PREPOSITIONS`) with its own preposition, and an offence that is no
+    time or amount ("jailed *for 16 months*"), no pronoun ("charged with him") and none
+    of :data:`_NOT_OFFENCES` ("banned *for life*")."""
+    verbs = _OFFENCE_PREPOSITIONS.get(prep.lower_)
+    verb = prep.head
+    if verbs is None or verb.pos_ not in _VERB_POS or verb.lemma_.lower() not in verbs:
+        return
+    obj = _prep_object(prep)
+    if obj is None or obj.pos_ not in ("NOUN", "PROPN", "VERB") or _names_a_time(obj):
+        return
+    if obj.lemma_.lower() in _NOT_OFFENCES or obj.lower_ in _NOT_OFFENCES:
+        return
+    if any(t.like_num for t in obj.subtree):
+        return
+    yield from _prep_candidate([prep], _Cue("causes", _C))
 
 
 def _harm_in_event(prep: Token) -> Iterator[_Candidate]:

@@ -391,7 +391,7 @@ class TaggerExtractor:
             parsed[k] = doc
             if k < 0 or not relations[k]:
                 continue
-            relations[k] = _whole_clauses(doc, relations[k])
+            relations[k] = _with_subjects(doc, _whole_clauses(doc, relations[k]))
             sent = window[k]
             document = documents[sent.document]
             before = window[k - 1] if k > 0 else carry.sentence
@@ -596,6 +596,52 @@ def _whole_clauses(doc: Any, relations: list[Any]) -> list[Any]:
     return kept
 
 
+def _with_subjects(doc: Any, relations: list[Any]) -> list[Any]:
+    """``relations`` with each argument that is a predicate cut from its subject widened to
+    that subject.
+
+    "Petrol stations soon ran short, and fuel prices on the island *jumped by 40
+    percent*": the tagger's effect leaves out what jumped, so the node is named
+    "jumped by 40 percent" and no question about fuel prices reaches it. Widened here: an
+    argument whose head (its root in the parse) is a verb whose subject, a noun phrase,
+    ends just before the argument and overlaps neither the other argument nor the
+    signal. A pronoun subject ("that", "it") names nothing more. ``doc`` is the
+    sentence's spaCy parse.
+    """
+    from dataclasses import replace
+
+    out = []
+    for rel in relations:
+        cause = _subject_widened(doc, rel.cause, (rel.effect, rel.signal))
+        effect = _subject_widened(doc, rel.effect, (rel.cause, rel.signal))
+        out.append(replace(rel, cause=cause, effect=effect))
+    return out
+
+
+def _subject_widened(
+    doc: Any, span: tuple[int, int] | None, others: tuple[Any, ...]
+) -> tuple[int, int] | None:
+    """``span`` from its verb's subject on (see :func:`_with_subjects`), or as it was."""
+    if span is None:
+        return None
+    tokens = doc.char_span(*span, alignment_mode="expand")
+    if tokens is None or not len(tokens):
+        return span
+    verb = tokens.root
+    subject = _subject(verb) if verb.pos_ in ("VERB", "AUX") else None
+    if subject is None or subject.pos_ not in ("NOUN", "PROPN") or subject.i >= tokens.start:
+        return span
+    phrase = list(subject.subtree)
+    start, end = phrase[0].idx, phrase[-1].idx + len(phrase[-1])
+    # Only words that modify the verb may stand between the subject and the argument
+    # ("fuel prices *soon* jumped").
+    if any(t.dep_ not in ("advmod", "aux", "neg") for t in doc[phrase[-1].i + 1 : tokens.start]):
+        return span
+    if any(o is not None and o[0] < end and start < o[1] for o in others):
+        return span
+    return (start, span[1])
+
+
 def _split_clause_verb(doc: Any, relation: Any) -> Any:
     """The verb of the effect whose subject is the whole cause, when the signal is a bare
     connective or none (see :func:`_whole_clauses`); else ``None``."""
@@ -639,13 +685,24 @@ _DUE_TO = re.compile(r"\bdue\s+to$", re.IGNORECASE)
 
 
 def _schedules(doc: Any, relation: Any) -> bool:
-    """Whether the signal is "due to" before a verb: a schedule, not a cause.
+    """Whether the signal is "due to" before a verb, or "due" with no "to": a schedule,
+    not a cause.
 
-    "Siniora was due to hold a cabinet meeting" says when, not why; the tagger, which
-    learned "due to" from "the delay was due to the strike", reads it as a cause.
-    ``doc`` is the sentence's spaCy parse.
+    "Siniora was due to hold a cabinet meeting" says when, not why, and so does "The
+    fuel tanker *due that week* could not unload its cargo"; the tagger, which learned
+    "due to" from "the delay was due to the strike", reads them as causes (every "due"
+    signal of the training corpora is a "due to"). ``doc`` is the sentence's spaCy parse.
     """
-    if relation.signal is None or not _DUE_TO.search(doc.text[slice(*relation.signal)].strip()):
+    signal = _signal_span(doc, relation)
+    if signal is None:
+        return False
+    due = next((t for t in signal if t.lower_ == "due"), None)
+    if due is not None:
+        # "was due *partly* to the military ability of his son" is a cause all the same.
+        after = next((t for t in doc[due.i + 1 :] if t.pos_ != "ADV"), None)
+        if after is None or after.lower_ != "to":
+            return True
+    if not _DUE_TO.search(doc.text[slice(*relation.signal)].strip()):
         return False
     after = doc.char_span(relation.signal[1], len(doc.text), alignment_mode="expand")
     return after is not None and len(after) > 0 and after[0].tag_ == "VB"
@@ -816,8 +873,11 @@ def _place_argument(doc: Any, relation: Any) -> bool:
     sentence's spaCy parse."""
     signal = _signal_span(doc, relation)
     if signal is not None and signal[-1].lower_ in _PLACE_PREPOSITIONS:
+        # The preposition closes a verb's signal; alone ("*Under* pressure from the
+        # protests, the mayor resigned") it opens the cause.
         preposition = signal[-1]
-        if preposition.head.pos_ == "VERB" and preposition.head.lemma_ != "be":
+        verb = preposition.head
+        if verb.pos_ == "VERB" and verb.lemma_ != "be" and verb in signal:
             return True
     for span in (relation.cause, relation.effect):
         tokens = None if span is None else doc.char_span(*span, alignment_mode="expand")

@@ -284,6 +284,18 @@ KNOWN_MISSES = {
     # "Water backed up behind the jam": the jam's effect is told as a place (no longer
     # read as the water causing the jam), so the story stops at the rising river.
     "sable": "'backed up behind the jam' tells the jam's effect as a place: the ice jam stays out",
+    # A twenty-ninth set (quarn, ollen, tovar, brill, holt), written on 2026-12-04 after the
+    # twenty-eighth set's changes and run once on that code: ollen and tovar passed (2 of
+    # 5). Holt passes since a fronted "Under" opens a cause (it had been read as a place)
+    # and an irregular past meets its verb's noun ("An audit *found*" / "The *findings*").
+    # "The fuel tanker due that week could not unload its cargo" (no longer read as the
+    # week causing the tanker) and "Petrol stations soon ran short" meet only through
+    # world knowledge, and so do the strike and the tanker.
+    "quarn": "the strike, the unloaded tanker and the empty stations meet by world knowledge",
+    # "A fire broke out in a Brill Telecom data centre" / "The blaze damaged the servers":
+    # a fire is a blaze by world knowledge (cosine 0.17). Since an outcome told after "As
+    # a result," tells an event, the outage and the servers are in, on fallback.
+    "brill": "'A fire broke out' / 'The blaze' share no word: the fire document stays out",
 }
 
 
@@ -311,6 +323,7 @@ KNOWN_DISTRACTORS = {
     "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
     "mira": "on fallback 'Baby formula is a powder mixed with water' comes in by relevance",
     "tamsin": "with the chain's last steps out, the plant's profile comes in by relevance",
+    "quarn": "with the chain's first steps out, the island's profile comes in by relevance",
 }
 
 

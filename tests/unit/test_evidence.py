@@ -1071,6 +1071,19 @@ def test_a_thing_of_a_named_owner_is_followed_by_similarity():
     assert documents_linked_by_triples(["storm"], port, upstream=False, similarity=similar) == []
 
 
+def test_an_irregular_past_meets_the_noun_of_its_verb():
+    # "An audit found that 2 million euros were missing" / "The findings sparked protests".
+    docs = [SourceDocument("audit", "An audit found that 2 million euros were missing."),
+            SourceDocument("protests", "The findings sparked protests outside the town hall.")]
+    triples = [_t("findings", "protests", "protests")]
+    assert documents_stating_open_causes(
+        ["protests"], triples, docs, event_reader=_Events("found")
+    ) == ["audit"]
+    assert node_words("prices rose") & node_words("the rise in prices") == {"price", "rise"}
+    # Words that are also words of their own stay themselves.
+    assert "leav" not in node_words("he left the club")
+
+
 def test_rounds_limit_how_far_links_go():
     chain = [_t(f"step{i} event", f"step{i + 1} event", f"d{i}") for i in range(5)]
     # "step1 event" / "step1 event" share two words; each round reaches one document further.
@@ -1343,6 +1356,9 @@ def test_only_the_fill_is_linked_on():
         ("The ferry terminal opened in 1978 and has two berths.", False),  # dated: history
         ("Measles was first described in the ninth century.", False),
         ("The port was a busy place.", False),  # a copula tells no event
+        # ... but a past state told as an outcome does.
+        ("As a result, two million customers had no mobile service for most of Sunday.", True),
+        ("The mill had 200 workers.", False),
         ("", False),
     ],
 )

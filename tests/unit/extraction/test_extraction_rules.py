@@ -404,6 +404,44 @@ def test_a_harm_in_a_harmful_event_is_caused_by_it(
     assert expected in got
 
 
+OFFENCES = {
+    # The tagger reads nothing in this ESTER sentence; its offence is the reason.
+    "In nineteen ninety-one Charles Keating was convicted in state court of helping to "
+    "defraud thousands of investors who bought high risk junk bonds sold by Keating's "
+    "employees at Lincoln savings and loan.":
+        ("helping to defraud thousands of investors", "charles keating convicted in state court"),
+    "Two men have been charged with murder.": ("murder", "two men charged"),
+    "The striker was suspended for doping.": ("doping", "striker suspended"),
+    "Police arrested 58 people for looting shops.": ("looting shops", "police arrested 58 people"),
+}
+
+
+@pytest.mark.slow
+def test_an_offence_is_the_reason_for_its_punishment(extractor: RuleBasedExtractor) -> None:
+    read = {text: {(c.lower(), e.lower()) for c, _, e in triples_of(extractor, text)}
+            for text in OFFENCES}
+    missed = {text: read[text] for text, pair in OFFENCES.items() if pair not in read[text]}
+    assert not missed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He was jailed for 16 months.",  # a term, not an offence
+        "He was arrested for the second time.",
+        "The company was charged with him.",  # a pronoun names no offence
+        "She was accused by the press.",  # no offence named
+        "The cyclist was banned for life.",
+        "Three men were detained for questioning.",
+    ],
+)
+def test_a_punishment_reads_no_offence_in_a_term_or_a_pronoun(
+    extractor: RuleBasedExtractor, text: str
+) -> None:
+    assert triples_of(extractor, text) == set()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "text",

@@ -377,6 +377,30 @@ def test_due_to_before_a_verb_is_a_schedule_not_a_cause(tagger) -> None:
     assert found(caused, "strike", "delay"), [(t.cause, t.relation, t.effect) for t in caused]
 
 
+def test_due_without_to_is_a_schedule(tagger) -> None:
+    # "The fuel tanker due that week" was read as the week causing the tanker.
+    scheduled = "The fuel tanker due that week could not unload its cargo."
+    assert tagger.extract(SourceDocument("d", scheduled)) == []
+    caused = tagger.extract(SourceDocument("d", "The match was postponed due to rain."))
+    assert found(caused, "rain", "match postponed")
+    partly = tagger.extract(SourceDocument(
+        "d", "The king's success was due partly to the military ability of his son."))
+    assert found(partly, "military ability", "success"), [(t.cause, t.effect) for t in partly]
+
+
+def test_an_argument_cut_from_its_subject_gets_it_back(tagger) -> None:
+    # The effect "jumped by 40 percent" named nothing that jumped.
+    text = "Petrol stations soon ran short, and fuel prices on the island jumped by 40 percent."
+    triples = tagger.extract(SourceDocument("d", text))
+    assert found(triples, "petrol stations", "fuel prices jumped"), [
+        (t.cause, t.effect) for t in triples
+    ]
+    # A relative pronoun names nothing more: the servers stay the effect.
+    servers = tagger.extract(SourceDocument(
+        "d", "The blaze damaged the servers that route the company's mobile calls."))
+    assert [(t.cause, t.effect) for t in servers] == [("blaze", "servers")]
+
+
 def test_as_before_a_noun_phrase_is_a_role_not_a_reason(tagger) -> None:
     # "released as the lead single" was read as the single causing the release; across
     # a MuSiQue question's song paragraphs the shared "released" node then made a chain
@@ -440,6 +464,12 @@ def test_a_place_is_neither_cause_nor_effect(tagger) -> None:
     assert found(storm, "hailstorm", "orchards"), [(t.cause, t.effect) for t in storm]
     behind = tagger.extract(SourceDocument("d", "Heavy selling by funds was behind the slump."))
     assert found(behind, "selling", "slump"), [(t.cause, t.effect) for t in behind]
+    # A fronted "Under" opens the cause; it places nothing.
+    pressure = tagger.extract(SourceDocument(
+        "d", "Under pressure from the protests, Mayor Ana Ruiz resigned on Friday."))
+    assert found(pressure, "pressure from protests", "resigned"), [
+        (t.cause, t.effect) for t in pressure
+    ]
 
 
 def test_no_relation_in_plain_description(tagger) -> None:

@@ -736,28 +736,38 @@ _TIME_NOUNS = frozenset(
 
 
 def _time_span_cause(doc: Any, relation: Any) -> bool:
-    """Whether the cause is only a stretch or point of time, read with a preposition or
-    no signal: how long or when, not why.
+    """Whether the cause or the effect is only a stretch or point of time, read with a
+    preposition or no signal: how long or when, not why or what.
 
     "The low water left the marina unusable *for the summer*" was read as the summer
-    being the aim, and "The Tilde steelworks closed in April *after 90 years*" as 90 years
-    causing the closure. Read here as time: a cause span made of time nouns with their
-    determiners and numbers, or of a date or time the parser names, with no signal or a
-    preposition for one ("Winter *brought* floods" keeps its verb's reading). ``doc`` is
-    the sentence's spaCy parse.
+    being the aim, "The Tilde steelworks closed in April *after 90 years*" as 90 years
+    causing the closure, and "Milk production across the region rose sharply *in the
+    spring*" as the production causing the spring. Read here as time: a span made of
+    time nouns with their determiners, numbers and prepositions, or of a date or time
+    the parser names, with no signal or a preposition for one ("Winter *brought* floods"
+    keeps its verb's reading). ``doc`` is the sentence's spaCy parse.
     """
-    if relation.cause is None:
-        return False
     signal = _signal_span(doc, relation)
     if signal is not None and not all(t.pos_ in ("ADP", "SCONJ") for t in signal):
         return False
-    cause = doc.char_span(*relation.cause, alignment_mode="expand")
-    if cause is None or not len(cause):
-        return False
-    words = [t for t in cause if not (t.is_punct or t.pos_ in ("DET", "NUM", "ADJ"))]
-    return bool(words) and all(
-        t.lemma_.lower() in _TIME_NOUNS or t.ent_type_ in ("DATE", "TIME") for t in words
-    )
+    # An effect's time comes with its preposition ("in the spring"); a cause's is read
+    # without it, as "*During* that period, Adobe shares are up 312%" joins the sentence
+    # before.
+    for span, skipped in ((relation.cause, ("DET", "NUM", "ADJ")),
+                          (relation.effect, ("DET", "NUM", "ADJ", "ADP"))):
+        tokens = None if span is None else doc.char_span(*span, alignment_mode="expand")
+        if tokens is None or not len(tokens):
+            continue
+        words = [t for t in tokens if not (t.is_punct or t.pos_ in skipped)]
+        # A verb is never a time, though the parser may put it in one ("11:44 AM
+        # *Worried* over the protection of …").
+        if words and all(
+            t.pos_ not in ("VERB", "AUX")
+            and (t.lemma_.lower() in _TIME_NOUNS or t.ent_type_ in ("DATE", "TIME"))
+            for t in words
+        ):
+            return True
+    return False
 
 
 # Head words of an amount: "20 *percent*", "a *%*" (numbers and currency signs by tag).

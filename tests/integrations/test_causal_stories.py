@@ -296,6 +296,29 @@ KNOWN_MISSES = {
     # a fire is a blaze by world knowledge (cosine 0.17). Since an outcome told after "As
     # a result," tells an event, the outage and the servers are in, on fallback.
     "brill": "'A fire broke out' / 'The blaze' share no word: the fire document stays out",
+    # A thirtieth set (pelt, marra, izel, fenwick, tala), written on 2026-12-04 after the
+    # twenty-ninth set's changes and run once on that code: none passed (0 of 5). Since,
+    # a time read as the effect is no relation ("rose sharply *in the spring*"); no story
+    # of the set passes for it.
+    # "Milk production … rose sharply" / "The surplus" is world knowledge, and "The Pelt
+    # cooperative was formed by 40 farming families" (its founders read as its cause)
+    # continues the cooperative's name.
+    "pelt": "'production rose' / 'The surplus' is world knowledge; the founders chain in",
+    # "Engineers closed the Marra tunnel" / "Lorries had to take a … detour over the
+    # mountain pass": that a closed tunnel means a detour is world knowledge, and "over
+    # the mountain pass" is read as a reason.
+    "marra": "'closed the tunnel' / 'had to take a detour' is world knowledge",
+    # "The falling water" / "lowered the level of Izel lake" share no stem, and "Tourists
+    # stayed away, and visitor numbers dropped" states no relation.
+    "izel": "'The falling water' / 'lowered the level' share no stem: the beach stays out",
+    # "To fix the fault" / "The sensors could stop the airbags from opening": the fault is
+    # the sensors' by world knowledge ("faulty" / "fault" share no stem either).
+    "fenwick": "'the fault' / 'could stop the airbags' is world knowledge",
+    # "The school closed … so that cleaners could disinfect the classrooms" gives the
+    # closure only its purpose, and "The closure forced teachers to postpone the tests"
+    # shares one stem with it, as another effect; "Norovirus is a common cause of stomach
+    # illness", a general fact, continues the outbreak.
+    "tala": "the closure's purpose ends the chain; a general fact about norovirus chains in",
 }
 
 
@@ -324,6 +347,10 @@ KNOWN_DISTRACTORS = {
     "mira": "on fallback 'Baby formula is a powder mixed with water' comes in by relevance",
     "tamsin": "with the chain's last steps out, the plant's profile comes in by relevance",
     "quarn": "with the chain's first steps out, the island's profile comes in by relevance",
+    "pelt": "'The Pelt cooperative was formed by 40 farming families' carries the chain",
+    "marra": "with the downstream documents out, the tunnel's length comes in by relevance",
+    "fenwick": "with the chain's first steps out, the carmaker's markets come in by relevance",
+    "tala": "'Norovirus is a common cause of stomach illness' continues the outbreak",
 }
 
 

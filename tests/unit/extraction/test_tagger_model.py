@@ -205,7 +205,7 @@ def test_a_named_producers_output_and_a_record_level_are_no_relations(tagger) ->
     assert tagger.extract(SourceDocument("d", supply)) == []  # a named supplier's output
 
 
-def test_a_time_read_as_the_cause_is_no_relation(tagger) -> None:
+def test_a_time_read_as_the_cause_or_the_effect_is_no_relation(tagger) -> None:
     # "after 90 years" (no signal) was read as 90 years causing the closure; "by a third"
     # as a third causing the fall in sales (an extent, like "by 12 percent").
     closed = "The Tilde steelworks closed in April after 90 years."
@@ -217,6 +217,9 @@ def test_a_time_read_as_the_cause_is_no_relation(tagger) -> None:
     assert found(rain, "rain", "river burst")  # an event over a stretch of time still is one
     winter = tagger.extract(SourceDocument("d", "Winter brought floods to the valley."))
     assert found(winter, "winter", "floods")  # with a verb for its signal, a season can cause
+    # Nor is a time read as the effect: "in the spring" was what milk production caused.
+    spring = "Milk production across the region rose sharply in the spring."
+    assert tagger.extract(SourceDocument("d", spring)) == []
 
 
 def test_a_named_producers_past_output_is_a_profile(tagger) -> None:

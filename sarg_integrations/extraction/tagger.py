@@ -41,7 +41,7 @@ import functools
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -608,8 +608,6 @@ def _with_subjects(doc: Any, relations: list[Any]) -> list[Any]:
     signal. A pronoun subject ("that", "it") names nothing more. ``doc`` is the
     sentence's spaCy parse.
     """
-    from dataclasses import replace
-
     out = []
     for rel in relations:
         cause = _subject_widened(doc, rel.cause, (rel.effect, rel.signal))
@@ -622,10 +620,8 @@ def _subject_widened(
     doc: Any, span: tuple[int, int] | None, others: tuple[Any, ...]
 ) -> tuple[int, int] | None:
     """``span`` from its verb's subject on (see :func:`_with_subjects`), or as it was."""
-    if span is None:
-        return None
-    tokens = doc.char_span(*span, alignment_mode="expand")
-    if tokens is None or not len(tokens):
+    tokens = _tokens(doc, span)
+    if tokens is None:
         return span
     verb = tokens.root
     subject = _subject(verb) if verb.pos_ in ("VERB", "AUX") else None
@@ -755,8 +751,8 @@ def _time_span_cause(doc: Any, relation: Any) -> bool:
     # before.
     for span, skipped in ((relation.cause, ("DET", "NUM", "ADJ")),
                           (relation.effect, ("DET", "NUM", "ADJ", "ADP"))):
-        tokens = None if span is None else doc.char_span(*span, alignment_mode="expand")
-        if tokens is None or not len(tokens):
+        tokens = _tokens(doc, span)
+        if tokens is None:
             continue
         words = [t for t in tokens if not (t.is_punct or t.pos_ in skipped)]
         # A verb is never a time, though the parser may put it in one ("11:44 AM
@@ -787,8 +783,8 @@ def _amount_argument(doc: Any, relation: Any) -> bool:
     spaCy parse.
     """
     for span in (relation.cause, relation.effect):
-        tokens = None if span is None else doc.char_span(*span, alignment_mode="expand")
-        if tokens is None or not len(tokens):
+        tokens = _tokens(doc, span)
+        if tokens is None:
             continue
         root = tokens.root
         # "$7.1 trillion *in net benefits*", "*one of* the costliest disasters": a thing
@@ -890,8 +886,8 @@ def _place_argument(doc: Any, relation: Any) -> bool:
         if verb.pos_ == "VERB" and verb.lemma_ != "be" and verb in signal:
             return True
     for span in (relation.cause, relation.effect):
-        tokens = None if span is None else doc.char_span(*span, alignment_mode="expand")
-        if tokens is None or not len(tokens):
+        tokens = _tokens(doc, span)
+        if tokens is None:
             continue
         root = tokens.root
         if (
@@ -908,10 +904,17 @@ def _place_argument(doc: Any, relation: Any) -> bool:
 def _signal_span(doc: Any, relation: Any) -> Any:
     """The tokens of the tagged signal in the sentence's spaCy parse ``doc``; ``None``
     when the relation has no signal or its characters cover no token."""
-    if relation.signal is None:
+    return _tokens(doc, relation.signal)
+
+
+def _tokens(doc: Any, span: tuple[int, int] | None) -> Any:
+    """The tokens of the character ``span`` (a cause, an effect or a signal) in the
+    sentence's spaCy parse ``doc``; ``None`` when there is no span or it covers no
+    token."""
+    if span is None:
         return None
-    span = doc.char_span(*relation.signal, alignment_mode="expand")
-    return span if span is not None and len(span) else None
+    tokens = doc.char_span(*span, alignment_mode="expand")
+    return tokens if tokens is not None and len(tokens) else None
 
 
 def _modal_only(doc: Any, relation: Any) -> bool:

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from sarg_integrations._text import count_tokens
+from sarg_integrations._text import count_tokens, sentence_spans
 from sarg_integrations.links import (
     EventReader,
     PastTenseEventReader,
@@ -311,8 +311,10 @@ def compile_evidence(
       node matches a key phrase at :data:`WEAK_ENTRY_MATCH` (these are kept whole even
       past the budget), then documents by bridge-guided
       relevance while they fit (on fallback: those documents alone, the first even past
-      the budget), and, unless on fallback, the documents continuing the story from
-      those (:func:`onward_evidence`, kept whole too). On a causal story the chain
+      the budget; for a causal question only documents telling an event,
+      :func:`event_documents`), and, unless on fallback for a question asking neither
+      way, the documents continuing the story from those (:func:`onward_evidence`, kept
+      whole too). On a causal story the chain
       documents fill the budget and the distractors stay out; on a factoid question
       whose chains run through off-topic paragraphs, the chains are left out and the
       relevance fill brings the answer in.
@@ -435,11 +437,17 @@ def compile_evidence(
                     ),
                 )
             chained = bool(evidence)
+            fillable = documents
+            if causal:
+                fillable = event_documents(documents, evidence, event_reader)
+                stats["evidence_profiles_passed_over"] = sum(
+                    1 for d in documents if d.text.strip()
+                ) - len(fillable)
             evidence += fill_evidence(
-                documents, evidence, None, embedder, query_vector, stats,
+                fillable, evidence, None, embedder, query_vector, stats,
                 budget_tokens=tokens, relevance=relevance, bridges=bridges,
             )
-            if chained:
+            if chained or causal:
                 evidence += onward_evidence(documents, evidence, triples, direction)
             stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
         elif fallback_reason is not None:
@@ -1013,6 +1021,46 @@ def _telling_events(
     reader = event_reader or PastTenseEventReader()
     text = {d.id: d.text for d in documents}
     return [d for d in ids if d in text and reader.tells_event(text[d])]
+
+
+def event_documents(
+    documents: Sequence[SourceDocument],
+    held: Sequence[EvidencePassage],
+    event_reader: EventReader | None = None,
+) -> list[SourceDocument]:
+    """The documents a causal question's relevance fill may take: the ``held`` ones and
+    those with a sentence telling an event (``event_reader``, default
+    :class:`~sarg_integrations.links.PastTenseEventReader`, asked sentence by sentence
+    until one does), in their order.
+
+    A question for causes or effects asks what happened, and a profile is no step of
+    its story: "Barges on the canal carry grain and coal" and "The Kiro mine employs
+    1,500 miners" outranked the story's next step by relevance. Each sentence is asked,
+    not only the first: a paragraph opening with a dated event ("The Queen surpassed
+    … in December 2007") tells more after it. When no document tells an event and
+    nothing is held, every non-empty document is returned, so a fallback still has its
+    flat context.
+
+    Example:
+        >>> docs = [SourceDocument("a", "The lock broke on Tuesday."),
+        ...         SourceDocument("b", "Barges carry coal. Forty were stuck in May."),
+        ...         SourceDocument("c", "Barges on the canal carry grain and coal.")]
+        >>> class Past:
+        ...     def tells_event(self, text):
+        ...         return "broke" in text or "were" in text
+        >>> [d.id for d in event_documents(docs, [], Past())]
+        ['a', 'b']
+    """
+    reader = event_reader or PastTenseEventReader()
+    held_ids = {p.document_id for p in held}
+    readable = [d for d in documents if d.text.strip()]
+    telling = [
+        d
+        for d in readable
+        if d.id in held_ids
+        or any(reader.tells_event(d.text[s:e]) for s, e in sentence_spans(d.text))
+    ]
+    return telling if telling else readable
 
 
 def _most_relevant(

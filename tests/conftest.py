@@ -69,6 +69,18 @@ def _real_models_only_in_slow_tests(
 
     monkeypatch.setattr(tagger_model, "load_base_encoder", refuse_tagger)
 
+    # The pipeline's default event reader parses with spaCy; a causal question's fill asks
+    # it of every candidate document, so a fast test that injects none gets the fake's
+    # rule (a word ending in "-ed" tells an event) instead of a refusal.
+    from fakes import PastTenseWords
+
+    from sarg_integrations import links
+
+    fake = PastTenseWords()
+    monkeypatch.setattr(
+        links.PastTenseEventReader, "tells_event", lambda self, text: fake.tells_event(text)
+    )
+
 
 @pytest.fixture
 def redis_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]

@@ -257,7 +257,7 @@ KNOWN_MISSES = {
     "karsk": "the dam's construction states no relation: the story's first step stays out",
     # No document states a relation: finding bacteria, testing batches and a recall meet
     # only through world knowledge, so the question falls back to relevance.
-    "mira": "no document states a relation; on fallback the formula's profile comes in",
+    "mira": "no document states a relation: the query falls back (the plant step stays out)",
     # "The slump forced two builders to stop work": that "house sales fell by a third" is a
     # slump is world knowledge, so the last step stays out.
     "dunmore": "'house sales fell' / 'The slump' is world knowledge: the builders stay out",
@@ -322,34 +322,22 @@ KNOWN_MISSES = {
 }
 
 
-# Where a chain document stays out, the budget's relevance fill can bring a distractor in:
-# the most relevant document left is a profile. On fallback, a question for causes first
-# takes the asked event's document and the story behind it (the bank, measles and Dorne
-# stories: evidence.asked_event_story_evidence), and their profiles stay out.
+# Where a chain document stays out, the budget's relevance fill could bring a distractor
+# in: the most relevant document left was a profile. On fallback, a question for causes
+# first takes the asked event's document and the story behind it (the bank, measles and
+# Dorne stories: evidence.asked_event_story_evidence), and their profiles stay out. Since
+# the eighteenth session a causal question's fill takes only documents telling an event
+# (evidence.event_documents), so sixteen stories whose fill took a profile (vettar, tolva,
+# marrow, bray, skarv, arden, norvik, mossel, hollin, tern, kiro, mira, tamsin, quarn,
+# marra, fenwick) hold no distractor; those below bring theirs in another way.
 KNOWN_DISTRACTORS = {
     "flu": "'Flu vaccines are updated every year' shares 'flu vaccin' with the chain",
     # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
     # in 1961" (a real temporal triple of the dam's history) shares its stem "reservoir".
     "reservoir": "the dam's history shares the stem 'reservoir' with the open end's span",
-    "vettar": "on fallback the town's profile is bridged in from the water document",
     "gazette": "the ink's profile carries an anchored chain",
-    "tolva": "on fallback the bridge's history comes in by relevance",
-    "marrow": "the pottery's founding comes in by relevance, the story's first steps out",
-    "bray": "on fallback the bay's profile comes in by relevance",
-    "skarv": "on fallback the lice's profile comes in by relevance",
-    "arden": "'Asthma affects about one in twelve adults' comes in by relevance",
-    "norvik": "on fallback the plant's profile comes in by relevance",
-    "mossel": "on fallback the canal's history comes in by relevance",
-    "hollin": "on fallback the street's profile is bridged in from the sewer document",
-    "tern": "with the downstream documents out, the tankers' route comes in by relevance",
-    "kiro": "with the downstream documents out, the mine's payroll comes in by relevance",
     "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
-    "mira": "on fallback 'Baby formula is a powder mixed with water' comes in by relevance",
-    "tamsin": "with the chain's last steps out, the plant's profile comes in by relevance",
-    "quarn": "with the chain's first steps out, the island's profile comes in by relevance",
     "pelt": "'The Pelt cooperative was formed by 40 farming families' carries the chain",
-    "marra": "with the downstream documents out, the tunnel's length comes in by relevance",
-    "fenwick": "with the chain's first steps out, the carmaker's markets come in by relevance",
     "tala": "'Norovirus is a common cause of stomach illness' continues the outbreak",
 }
 

@@ -25,6 +25,7 @@ from sarg_integrations.evidence import (
     compile_evidence,
     continued_evidence,
     entry_evidence,
+    event_documents,
     fill_evidence,
     linked_evidence,
     onward_evidence,
@@ -331,6 +332,57 @@ def test_default_on_a_causal_story_holds_the_chain_documents_and_no_distractor()
     assert budget == round(0.5 * sum(tokens_of([passage(d)]) for d in docs)) == 41
     assert tokens_of(result.evidence) == 47
     assert "museum" not in result.prompt and "town hall" not in result.prompt
+
+
+def test_a_causal_questions_fill_passes_over_a_profile_for_a_document_telling_an_event():
+    docs = [
+        {"id": "chain", "text": "Heavy rain causes river flooding."},
+        {"id": "profile", "text": "Heavy rain is common here."},
+        {"id": "event", "text": "Winds damaged roofs in the valley."},
+        {"id": "hall", "text": "The town hall has twelve rooms and a clock tower."},
+        {"id": "museum", "text": "The museum has a garden with old trees and a pond."},
+    ]
+    result = make(SARGConfig(similarity_threshold=0.6)).run("What does heavy rain cause?", docs)
+    held = [(p.document_id, p.selected_by) for p in result.evidence]
+    # The profile is the more relevant (it names heavy rain), but it tells no event
+    # ("-ed" for the fake reader): the fill takes the document that does.
+    assert held == [("chain", "chain"), ("event", "relevance")]
+    assert result.stats["evidence_profiles_passed_over"] == 3
+    # A question asking neither way is filled by relevance, profiles included.
+    about = make(SARGConfig(similarity_threshold=0.6)).run("Heavy rain", docs)
+    assert "profile" in [p.document_id for p in about.evidence]
+
+
+def test_on_a_causal_fallback_the_story_goes_on_from_the_filled_document():
+    docs = [
+        {"id": "storm", "text": "Storm Ada causes power cuts, and roads flooded."},
+        {"id": "shops", "text": "Power cuts leads to dark shops."},
+        {"id": "harbour", "text": "The harbour has twelve piers and a lighthouse."},
+        {"id": "museum", "text": "The museum has a garden with old trees and a pond."},
+    ]
+    pipeline = make(SARGConfig(similarity_threshold=0.6), keyphrase="zebra crossing")
+    result = pipeline.run("What did Storm Ada lead to?", docs)
+    assert result.used_fallback
+    # No entry node, no asked-event story (the question names the storm only by its
+    # name); the fill brings the storm document, and its open end "power cuts" goes on
+    # to the shops (a profile to the fake reader, so not filled, but linked).
+    assert [(p.document_id, p.selected_by) for p in result.evidence] == [
+        ("storm", "relevance"),
+        ("shops", "linked"),
+    ]
+
+
+def test_event_documents_reads_every_sentence_and_keeps_the_held_ones():
+    docs = [
+        SourceDocument("dated", "The canal is old. Barges stopped in May."),
+        SourceDocument("profile", "Barges carry grain and coal."),
+        SourceDocument("held", "The canal is long."),
+        SourceDocument("empty", "  "),
+    ]
+    held = [EvidencePassage("held", docs[2].text, (1,))]
+    assert [d.id for d in event_documents(docs, held, PastTenseWords())] == ["dated", "held"]
+    # With no event told and nothing held, the fallback keeps every non-empty document.
+    assert [d.id for d in event_documents(docs[1:], [], PastTenseWords())] == ["profile", "held"]
 
 
 def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget():

@@ -358,6 +358,8 @@ def compile_evidence(
     sentences = config.evidence == "sentences"
     bridges = not asks_to_compare(query)
     causal = asks_cause_or_effect(direction)
+    if budget is not None and causal and config.causal_evidence_budget is not None:
+        budget = config.causal_evidence_budget
     relevance = None
     tokens = 0
     if budget is not None:
@@ -1023,6 +1025,13 @@ def _telling_events(
     return [d for d in ids if d in text and reader.tells_event(text[d])]
 
 
+EVENT_SENTENCES_READ = 12
+"""How many of a document's first sentences :func:`event_documents` asks."""
+
+EVENT_SENTENCE_CHARS = 1_000
+"""Longer sentences are not asked (a profile to :func:`event_documents`)."""
+
+
 def event_documents(
     documents: Sequence[SourceDocument],
     held: Sequence[EvidencePassage],
@@ -1031,7 +1040,8 @@ def event_documents(
     """The documents a causal question's relevance fill may take: the ``held`` ones and
     those with a sentence telling an event (``event_reader``, default
     :class:`~sarg_integrations.links.PastTenseEventReader`, asked sentence by sentence
-    until one does), in their order.
+    until one does: the first :data:`EVENT_SENTENCES_READ`, each of at most
+    :data:`EVENT_SENTENCE_CHARS` characters), in their order.
 
     A question for causes or effects asks what happened, and a profile is no step of
     its story: "Barges on the canal carry grain and coal" and "The Kiro mine employs
@@ -1054,12 +1064,16 @@ def event_documents(
     reader = event_reader or PastTenseEventReader()
     held_ids = {p.document_id for p in held}
     readable = [d for d in documents if d.text.strip()]
-    telling = [
-        d
-        for d in readable
-        if d.id in held_ids
-        or any(reader.tells_event(d.text[s:e]) for s, e in sentence_spans(d.text))
-    ]
+
+    def tells(text: str) -> bool:
+        # Its first sentences, each under a cap: a megabyte "sentence" is no story step
+        # and would take a parser minutes.
+        spans = sentence_spans(text)[:EVENT_SENTENCES_READ]
+        return any(
+            reader.tells_event(text[s:e]) for s, e in spans if e - s <= EVENT_SENTENCE_CHARS
+        )
+
+    telling = [d for d in readable if d.id in held_ids or tells(d.text)]
     return telling if telling else readable
 
 

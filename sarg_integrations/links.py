@@ -618,6 +618,8 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         from sarg_integrations._models import load_spacy
 
         nlp = load_spacy()
+    # A lone surrogate (bytes decoded with "surrogateescape") would crash the parser.
+    text = text.encode("utf-8", "replace").decode("utf-8")
     sentence = next(iter(nlp(text.strip()).sents), None)
     if sentence is None or _HISTORY_DATE.search(sentence.text):
         return False

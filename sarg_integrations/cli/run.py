@@ -287,10 +287,15 @@ def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
     }
     config = {name: value for name, value in given.items() if value is not None}
     paper = bool(getattr(args, "paper", False))
-    if paper and ("evidence_budget" in config or "evidence_fill" in config):
+    if paper and any(
+        name in config for name in ("evidence_budget", "causal_evidence_budget", "evidence_fill")
+    ):
         from sarg_integrations.errors import ConfigError
 
-        msg = "--paper keeps the paper's evidence; leave out --evidence-budget and --evidence-fill"
+        msg = (
+            "--paper keeps the paper's evidence; leave out --evidence-budget, "
+            "--causal-evidence-budget and --evidence-fill"
+        )
         raise ConfigError(msg, field="evidence_budget", value=config.get("evidence_budget"))
     config["show_progress"] = bool(
         not args.no_progress

@@ -17,6 +17,12 @@ bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
 KNOWN_MISSES = {
+    # Since the eighteenth session a question for causes or effects has its own budget,
+    # 0.7 of the retrieved tokens (SARGConfig.causal_evidence_budget), filled only with
+    # documents telling an event: eighteen stories that missed one step the triples do
+    # not link pass since (belo, brenmoor, dengue, dunmore, fenby, fenwick, halden, izel,
+    # kiro, marra, nurses, orsk, quarn, ravel, sable, tamsin, tarsa, tern); the comments
+    # below tell how each was missed before.
     # Written on 2026-12-02 as checks of stories nobody had tuned on, and run once each
     # (six sets; per-set first-run figures in docs/evaluation.md). Those that pass since
     # were fixed by general changes: one-stem links to open ends (port, orchard, billing),
@@ -79,12 +85,10 @@ KNOWN_MISSES = {
     # run once on the eleventh set's final code: only the steelworks passed.
     # "Mosquitoes bred rapidly in the stagnant pools" is read mosquitoes -> "rapidly", not
     # from the pools, so nothing continues upstream to "pools of standing water".
-    "dengue": "the tagger reads 'bred rapidly', not the pools: the story's first step stays out",
     # "The council therefore closed the bridge" follows from another document: the most
     # similar one telling an event is the salt document (links.antecedent_documents), so
     # the salt and closure documents are in, but "Inspectors found that the weakened
     # cables could no longer carry heavy loads", the step between them, is not.
-    "orsk": "'therefore' is joined to the salt document: the step between is out",
     # "toxic algae bloom" / "Because of the toxins": no shared stem (toxic, toxin), cosine
     # 0.23 (under 0.25); the bookings document comes in by relevance instead.
     "algae": "'toxic' / 'the toxins' share no stem (0.23): the ban document stays out",
@@ -134,7 +138,6 @@ KNOWN_MISSES = {
     # "Patients whose operations were postponed were moved …" states no relation, and a
     # document with no triple is linked upstream only (linking one downstream too passed
     # this story but let "The central library was designed by a local architect" into pell).
-    "nurses": "the last document states no relation and is downstream: it stays out",
     # "The Lorsk power station burns coal" is no longer read as a relation. The shutdown
     # document, which holds the relation that led to the shutdown, now anchors the chain
     # through "Its shutdown" as the asked event's document (a question for effects), but
@@ -149,7 +152,6 @@ KNOWN_MISSES = {
     # "Staff could no longer open patient records or book scans" states no relation, and
     # that locked computers stop staff opening records is world knowledge (cosine 0.27
     # with "Unable to treat new cases safely", whose reason the rules now read).
-    "brenmoor": "the records document states no relation and shares no word with the story",
     # "The Tolva bridge collapsed … during a storm" and "Drivers had to take a 60-kilometre
     # detour" state no relation ("had to" is no signal), and that a collapsed bridge means
     # a detour is world knowledge: no chain, and the query falls back.
@@ -182,7 +184,6 @@ KNOWN_MISSES = {
     # "Class sizes grew to more than 35 pupils" states one event, with no relation (no
     # longer read as "class sizes" causing "more than 35 pupils"), and a document with no
     # triple is linked upstream only (see nurses).
-    "halden": "the last document states no relation and is downstream: it stays out",
     # A twenty-first set (rosk, tarsa, belo, calder, norvik), written on 2026-12-03 and run
     # once on the thirteenth session's final code before its last change: only calder
     # passed (1 of 5). Rosk passes since a question for causes takes the document that
@@ -190,10 +191,8 @@ KNOWN_MISSES = {
     # the machine, the mill's output fell") when it tells an event.
     # "The insects stripped the young maize" continues "locust swarms" and leads to "the
     # harvest failed" by world knowledge only (insects / locusts, crops / harvest).
-    "tarsa": "'the insects' / 'locust swarms' and 'crops' / 'harvest' are world knowledge",
     # "The replacement buses could not carry everyone, and long queues formed" states no
     # relation, and "late for work" is read as an aim.
-    "belo": "the buses document states no relation: the chain stops at the late commuters",
     # "As a result, Monday's newspapers reached shops in the afternoon": the cause is the
     # previous document, and "The presses stood still" states no relation.
     "norvik": "a cross-document 'As a result,' and a stopped press with no relation",
@@ -213,7 +212,6 @@ KNOWN_MISSES = {
     "hollin": "'sewer' / 'the broken pipe' is world knowledge: the query falls back",
     # "A severe storm warning was issued *for the coast*" is read as a purpose, and
     # "This meant that the fleet stayed in port" is joined to the ban, not the warning.
-    "ravel": "the warning's 'for the coast' is read as a purpose: the story's start is out",
     # A twenty-third set (quill, brock, vale, dunley, kessel), written on 2026-12-04 after
     # the direction change and run once on that code: quill and dunley passed (2 of 5).
     # Brock and kessel pass since (a profile's "makes leather for shoes" is no relation,
@@ -229,10 +227,8 @@ KNOWN_MISSES = {
     # "The oil coated thousands of seabirds" is read as no relation, and a downstream
     # document with no relation is not linked; "As a result, birdwatching tours …" then
     # follows from a document that is out.
-    "tern": "'The oil coated thousands of seabirds' states no relation and is downstream",
     # "The Kiro cobalt mine flooded" / "Its closure cut the world's cobalt supply": that a
     # flooded mine closes is world knowledge, and "Its" is the mine.
-    "kiro": "'flooded' / 'Its closure' is world knowledge: the supply documents stay out",
     # A twenty-fifth set (sorrel, penlan, ovin, velden, corran), written on 2026-12-04
     # after the "as" role change and run once on that code: sorrel and ovin passed (2 of
     # 5; ovin first ran under an id another story had, and passed once renamed). Penlan
@@ -260,17 +256,14 @@ KNOWN_MISSES = {
     "mira": "no document states a relation: the query falls back (the plant step stays out)",
     # "The slump forced two builders to stop work": that "house sales fell by a third" is a
     # slump is world knowledge, so the last step stays out.
-    "dunmore": "'house sales fell' / 'The slump' is world knowledge: the builders stay out",
     # A twenty-seventh set (fenby, vesna, orla, tamsin, keld), written on 2026-12-04 after
     # the FinCausal precision changes and run once on that code: vesna and orla passed (2
     # of 5; fenby first ran under an id another story had, and failed the same once
     # renamed). "With the pier unusable, the ferry service was suspended" reads since.
     # "Gales hit the coast" / "The waves tore away part of the pier": that gales raise
     # waves is world knowledge, and "tore away" is read as no relation.
-    "fenby": "'Gales' / 'The waves' is world knowledge: the storm document stays out",
     # "Police evacuated 2,000 residents living near the plant" says nothing of the leak:
     # why they were evacuated is world knowledge.
-    "tamsin": "the evacuation states no cause: the leak and the road stay apart",
     # Two causes, then "As a result, the reservoir dropped": the opener is joined to the
     # most similar document (the rain), and the heatwave, told "At the same time", stays out.
     "keld": "'As a result' follows two documents and is joined to one; the heatwave stays out",
@@ -283,7 +276,6 @@ KNOWN_MISSES = {
     # Hospital" / "access to patient records", 0.44).
     # "Water backed up behind the jam": the jam's effect is told as a place (no longer
     # read as the water causing the jam), so the story stops at the rising river.
-    "sable": "'backed up behind the jam' tells the jam's effect as a place: the ice jam stays out",
     # A twenty-ninth set (quarn, ollen, tovar, brill, holt), written on 2026-12-04 after the
     # twenty-eighth set's changes and run once on that code: ollen and tovar passed (2 of
     # 5). Holt passes since a fronted "Under" opens a cause (it had been read as a place)
@@ -291,7 +283,6 @@ KNOWN_MISSES = {
     # "The fuel tanker due that week could not unload its cargo" (no longer read as the
     # week causing the tanker) and "Petrol stations soon ran short" meet only through
     # world knowledge, and so do the strike and the tanker.
-    "quarn": "the strike, the unloaded tanker and the empty stations meet by world knowledge",
     # "A fire broke out in a Brill Telecom data centre" / "The blaze damaged the servers":
     # a fire is a blaze by world knowledge (cosine 0.17). Since an outcome told after "As
     # a result," tells an event, the outage and the servers are in, on fallback.
@@ -307,18 +298,23 @@ KNOWN_MISSES = {
     # "Engineers closed the Marra tunnel" / "Lorries had to take a … detour over the
     # mountain pass": that a closed tunnel means a detour is world knowledge, and "over
     # the mountain pass" is read as a reason.
-    "marra": "'closed the tunnel' / 'had to take a detour' is world knowledge",
     # "The falling water" / "lowered the level of Izel lake" share no stem, and "Tourists
     # stayed away, and visitor numbers dropped" states no relation.
-    "izel": "'The falling water' / 'lowered the level' share no stem: the beach stays out",
     # "To fix the fault" / "The sensors could stop the airbags from opening": the fault is
     # the sensors' by world knowledge ("faulty" / "fault" share no stem either).
-    "fenwick": "'the fault' / 'could stop the airbags' is world knowledge",
     # "The school closed … so that cleaners could disinfect the classrooms" gives the
     # closure only its purpose, and "The closure forced teachers to postpone the tests"
     # shares one stem with it, as another effect; "Norovirus is a common cause of stomach
     # illness", a general fact, continues the outbreak.
     "tala": "the closure's purpose ends the chain; a general fact about norovirus chains in",
+    # A thirty-first set (dorsey, wexley, bellmar, kerrin, ostby), written on 2026-12-04 and
+    # run once with the eighteenth session's event-only fill at the old budget (0.5): only
+    # dorsey passed (1 of 5); with the causal budget, 4 of 5 hold the right documents.
+    # "Engineers … shut it to all traffic" / "Commuters from the island now spend an extra
+    # hour" is world knowledge, and the query falls back (no node near the ship's strike).
+    "kerrin": "'shut the bridge' / 'an extra hour travelling' is world knowledge: fallback",
+    # Every document is in, on fallback: "banned swimming" is no relation to the tagger.
+    "ostby": "the ban states no relation: the right documents on fallback, no chain",
 }
 
 
@@ -339,6 +335,9 @@ KNOWN_DISTRACTORS = {
     "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
     "pelt": "'The Pelt cooperative was formed by 40 farming families' carries the chain",
     "tala": "'Norovirus is a common cause of stomach illness' continues the outbreak",
+    # The causal budget holds one document more: "Halden airport opened a new terminal
+    # last year" tells an event and shares the airport's name.
+    "airport": "'Halden airport opened a new terminal last year' tells an event",
 }
 
 

@@ -16,6 +16,8 @@ from sarg_integrations.errors import ConfigError
 from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
     COMPARES_NAMED_THINGS,
+    EVENT_SENTENCE_CHARS,
+    EVENT_SENTENCES_READ,
     NO_ANCHORED_CHAINS,
     WEAK_ENTRY_MATCH,
     anchored_chains,
@@ -326,10 +328,11 @@ def test_default_on_a_causal_story_holds_the_chain_documents_and_no_distractor()
         ("d1", "chain"),
         ("d2", "chain"),
     ]
-    # Half the documents' tokens as rendered (18 + 19 + 22 + 23); the chain documents,
-    # whose blocks also cite their chain, already pass it: nothing else fits.
+    # A causal question's budget, 0.7 of the documents' tokens as rendered (18 + 19 + 22
+    # + 23); the chain documents, whose blocks also cite their chain, leave 10 tokens:
+    # no other document fits.
     budget = result.stats["evidence_budget_tokens"]
-    assert budget == round(0.5 * sum(tokens_of([passage(d)]) for d in docs)) == 41
+    assert budget == round(0.7 * sum(tokens_of([passage(d)]) for d in docs)) == 57
     assert tokens_of(result.evidence) == 47
     assert "museum" not in result.prompt and "town hall" not in result.prompt
 
@@ -372,6 +375,34 @@ def test_on_a_causal_fallback_the_story_goes_on_from_the_filled_document():
     ]
 
 
+def test_a_causal_question_has_its_own_budget():
+    docs = [
+        {"id": "rain", "text": "Heavy rain causes river flooding."},
+        {"id": "soaked", "text": "Heavy rain soaked the farms."},
+        {"id": "hall", "text": "The town hall has twelve rooms and a clock tower."},
+        {"id": "museum", "text": "The museum has a garden with old trees and a pond."},
+    ]
+    total = sum(tokens_of([passage(d)]) for d in docs)
+
+    def budget(query, **changes):
+        config = SARGConfig(similarity_threshold=0.6, **changes)
+        return make(config).run(query, docs).stats["evidence_budget_tokens"]
+
+    assert budget("What does heavy rain cause?") == round(0.7 * total)
+    assert budget("What does heavy rain cause?", causal_evidence_budget=0.4) == round(0.4 * total)
+    # None: the evidence budget's share; a question asking neither way always takes it.
+    assert budget("What does heavy rain cause?", causal_evidence_budget=None) == round(0.5 * total)
+    assert budget("Heavy rain") == round(0.5 * total)
+    # The paper's setting has no budget at all.
+    assert SARGConfig.paper().causal_evidence_budget is None
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "half", True])
+def test_bad_causal_budget_is_a_config_error(value):
+    with pytest.raises(ConfigError, match="causal_evidence_budget"):
+        SARGConfig(causal_evidence_budget=value)
+
+
 def test_event_documents_reads_every_sentence_and_keeps_the_held_ones():
     docs = [
         SourceDocument("dated", "The canal is old. Barges stopped in May."),
@@ -383,6 +414,22 @@ def test_event_documents_reads_every_sentence_and_keeps_the_held_ones():
     assert [d.id for d in event_documents(docs, held, PastTenseWords())] == ["dated", "held"]
     # With no event told and nothing held, the fallback keeps every non-empty document.
     assert [d.id for d in event_documents(docs[1:], [], PastTenseWords())] == ["profile", "held"]
+
+
+def test_event_documents_reads_only_a_documents_first_short_sentences():
+    asked = []
+
+    class Recording:
+        def tells_event(self, text):
+            asked.append(text)
+            return "burned" in text
+
+    long = "A " + "very " * 300 + "long sentence burned."  # over EVENT_SENTENCE_CHARS
+    many = " ".join(f"Item {i} is here." for i in range(30)) + " The mill burned."
+    docs = [SourceDocument("long", long), SourceDocument("many", many)]
+    assert event_documents(docs, [], Recording()) == docs  # nothing told: all kept
+    assert long not in asked and len(asked) == EVENT_SENTENCES_READ
+    assert all(len(text) <= EVENT_SENTENCE_CHARS for text in asked)
 
 
 def test_default_on_a_bridge_question_brings_in_the_second_hop_within_the_budget():
@@ -487,7 +534,9 @@ def test_on_a_causal_question_an_off_topic_chain_stays_behind_the_relevant_docum
     assert CueWordDirectionClassifier().predict_direction(query).direction is Direction.FORWARD
     # The key phrase only loosely matches the chain's first node (an exact match would
     # anchor the chain: see test_a_chain_from_an_entry_node_naming_the_question_…).
-    result = make(SARGConfig(similarity_threshold=0.0), keyphrase="rain on Oakridge Farm").run(query, OFF_TOPIC_CHAIN)
+    # Half the tokens (a causal question's 0.7 would hold the museum too).
+    config = SARGConfig(similarity_threshold=0.0, causal_evidence_budget=0.5)
+    result = make(config, keyphrase="rain on Oakridge Farm").run(query, OFF_TOPIC_CHAIN)
     assert max(e.similarity for e in result.entry_nodes) < CHAIN_ANCHOR_ENTRY_MATCH
     assert result.candidate_chains and not result.chains  # the chain is left out
     assert result.used_fallback and "most relevant" in result.fallback_reason
@@ -587,11 +636,11 @@ WEAK_ENTRY_STORY = [
 def test_when_no_entry_names_the_question_the_most_relevant_document_joins(keyphrase, weak):
     # The chain (rain -> flooding) is anchored (one of the two most relevant documents)
     # but its entry only loosely matches the question: it may tell another story, so the
-    # document most like the question comes in, even past the budget (11 of 22 words).
+    # document most like the question comes in, even past the budget (11 of 22 words;
+    # half the tokens here: a causal question's 0.7 would hold it anyway).
     query = "Why did troops storm the building?"
-    result = make(SARGConfig(similarity_threshold=0.0), keyphrase=keyphrase).run(
-        query, WEAK_ENTRY_STORY
-    )
+    config = SARGConfig(similarity_threshold=0.0, causal_evidence_budget=0.5)
+    result = make(config, keyphrase=keyphrase).run(query, WEAK_ENTRY_STORY)
     assert not result.used_fallback and result.chains
     best_entry = max(e.similarity for e in result.entry_nodes)
     assert (best_entry < WEAK_ENTRY_MATCH) is weak
@@ -1412,6 +1461,7 @@ def test_only_the_fill_is_linked_on():
         ("As a result, two million customers had no mobile service for most of Sunday.", True),
         ("The mill had 200 workers.", False),
         ("", False),
+        ("The mill \udcd7 burned down.", True),  # a lone surrogate is read past
     ],
 )
 def test_which_documents_tell_a_past_event(text, event):

@@ -198,6 +198,13 @@ def test_paper_is_the_papers_setting(built: Configs, story: Path, capsys: Capsys
     assert built[-1] == SARGConfig.paper(entry_margin=0.1, top_k=2)
     code, _out, err = run_cli([*base, "--evidence-budget", "0.4"], capsys)
     assert code == 2 and "--paper" in err
+    code, _out, err = run_cli([*base, "--causal-evidence-budget", "0.6"], capsys)
+    assert code == 2 and "--causal-evidence-budget" in err
+    assert built[-1].causal_evidence_budget is None  # the paper's setting has no budget
+    # Without --paper the causal budget is an ordinary option.
+    plain = ["run", "--query", QUERY, "--docs", str(story), "--causal-evidence-budget", "0.6"]
+    assert run_cli(plain, capsys)[0] == 0
+    assert built[-1] == SARGConfig(causal_evidence_budget=0.6)
 
 
 def test_show_prompt(built: Configs, story: Path, capsys: Capsys) -> None:

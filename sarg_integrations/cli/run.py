@@ -287,16 +287,20 @@ def _config_from_args(args: argparse.Namespace, n_documents: int) -> SARGConfig:
     }
     config = {name: value for name, value in given.items() if value is not None}
     paper = bool(getattr(args, "paper", False))
-    if paper and any(
-        name in config for name in ("evidence_budget", "causal_evidence_budget", "evidence_fill")
-    ):
+    conflicting = [
+        name
+        for name in ("evidence_budget", "causal_evidence_budget", "evidence_fill")
+        if name in config
+    ]
+    if paper and conflicting:
         from sarg_integrations.errors import ConfigError
 
         msg = (
             "--paper keeps the paper's evidence; leave out --evidence-budget, "
             "--causal-evidence-budget and --evidence-fill"
         )
-        raise ConfigError(msg, field="evidence_budget", value=config.get("evidence_budget"))
+        # Name the option given, with its value (it was always evidence_budget's).
+        raise ConfigError(msg, field=conflicting[0], value=config[conflicting[0]])
     config["show_progress"] = bool(
         not args.no_progress
         and not getattr(args, "llm", None)  # LLM extraction runs as one concurrent batch

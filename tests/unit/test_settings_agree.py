@@ -60,6 +60,25 @@ def test_cli_options_build_the_config() -> None:
     assert (config.tasr_taxonomy_depth, config.deadline_seconds) == (3, 4.0)
 
 
+
+@pytest.mark.parametrize(
+    ("option", "field", "value"),
+    [
+        ("--evidence-budget", "evidence_budget", 0.4),
+        ("--causal-evidence-budget", "causal_evidence_budget", 0.6),
+        ("--evidence-fill", "evidence_fill", 2),
+    ],
+)
+def test_paper_refuses_each_evidence_option_by_its_name(option, field, value) -> None:
+    parser = argparse.ArgumentParser()
+    cli.run._add_config_options(parser)
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--paper", action="store_true")
+    args = parser.parse_args(["--paper", option, str(value)])
+    with pytest.raises(ConfigError, match="--paper") as caught:
+        cli.run._config_from_args(args, 1)
+    assert (caught.value.field, caught.value.value) == (field, value)
+
 # ------------------------------------------------- issue 16, item 10: upper bounds
 
 

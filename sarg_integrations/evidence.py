@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from sarg_integrations._text import count_tokens, sentence_spans
 from sarg_integrations.links import (
+    BRIDGE_MAX_MENTIONS,
     EventReader,
     PastTenseEventReader,
     antecedent_documents,
@@ -1171,6 +1172,7 @@ def fill_evidence(
     budget_tokens: int | None = None,
     relevance: Mapping[str, float] | None = None,
     bridges: bool = True,
+    bridge_max_mentions: int | None = BRIDGE_MAX_MENTIONS,
 ) -> list[EvidencePassage]:
     """More documents not in ``already``, by bridge-guided relevance.
 
@@ -1184,7 +1186,8 @@ def fill_evidence(
     passage says whether it was reached over a bridge (``selected_by="bridge"``) or by
     relevance alone. Adds ``evidence_filled`` and ``evidence_bridged`` to ``stats``.
     ``bridges=False`` picks by relevance alone (a question comparing the things it names:
-    :func:`asks_to_compare`).
+    :func:`asks_to_compare`). ``bridge_max_mentions``: a topic more candidates mention
+    bridges none of them (:func:`~sarg_integrations.links.bridge_links`).
     """
     taken = {p.document_id for p in already}
     candidates = [d for d in documents if d.text.strip() and d.id not in taken]
@@ -1194,7 +1197,11 @@ def fill_evidence(
         return []
     if relevance is None:
         relevance = document_relevance(candidates, embedder, query_vector)
-    links = bridge_links(candidates) if bridges else {d.id: set() for d in candidates}
+    links = (
+        bridge_links(candidates, max_mentions=bridge_max_mentions)
+        if bridges
+        else {d.id: set() for d in candidates}
+    )
     order = bridge_guided_selection(
         [d.id for d in candidates], relevance, links, len(candidates) if count is None else count
     )

@@ -33,9 +33,12 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations import _text
+from sarg_integrations._checks import is_whole
+from sarg_integrations.errors import InputError
 from sarg_integrations.schema import SourceDocument, Triple
 
 __all__ = [
+    "BRIDGE_MAX_MENTIONS",
     "LINK_ROUNDS",
     "MAX_TOPIC_WORDS",
     "SIMILAR_END_MARGIN",
@@ -60,6 +63,16 @@ __all__ = [
 
 MAX_TOPIC_WORDS = 8
 """Topics longer than this many words are ignored (a sentence, not a name)."""
+
+BRIDGE_MAX_MENTIONS = 3
+"""A topic that more than this many of the other documents mention is common ground, not
+a bridge: "United States" in a MuSiQue question's paragraphs about Tennessee, Utah and
+Washington, D.C. would link each of them to the country's page and pull them in ahead
+of more relevant ones. Replayed on the selection alone (bridge-guided picks within half
+the retrieved tokens, supporting-paragraph recall): MuSiQue 140-199 70.0 -> 73.3 %
+(flat top-k 70.3), HotpotQA MIGRES 0-199 91.5 -> 92.0, HotpotQA 0-499 91.6 -> 92.2,
+2Wiki 0-499 79.7 -> 79.9, MuSiQue 0-139 85.1 -> 84.4 (flat 81.9); unlimited, 1, 2 and 4
+were replayed too (docs/evaluation.md, nineteenth session)."""
 
 LINK_ROUNDS = 3
 """How many times :func:`documents_linked_by_triples` searches again from the documents
@@ -119,17 +132,24 @@ def document_topic(document: SourceDocument) -> str | None:
 
 
 def bridge_links(
-    documents: Sequence[SourceDocument], topics: Mapping[str, str | None] | None = None
+    documents: Sequence[SourceDocument],
+    topics: Mapping[str, str | None] | None = None,
+    *,
+    max_mentions: int | None = BRIDGE_MAX_MENTIONS,
 ) -> dict[str, set[str]]:
     """Link documents where one mentions the other's topic (an undirected graph).
 
     A mention is the topic's exact word sequence (case-sensitive) in the other
     document's text. Each text is scanned once against a table of topic word n-grams,
-    so the cost is linear in the total text length, not quadratic in documents.
+    so the cost is linear in the total text length, not quadratic in documents. A
+    document whose topic more than ``max_mentions`` others mention links to none of
+    them (a hub such as a country's page, :data:`BRIDGE_MAX_MENTIONS`).
 
     Args:
         documents: The retrieved documents.
         topics: Document id → topic; default :func:`document_topic` of each document.
+        max_mentions: The most documents that may mention a topic it still bridges;
+            ``None``: no limit.
 
     Returns:
         Document id → ids of the documents it is linked to (every id is a key).
@@ -141,7 +161,17 @@ def bridge_links(
         >>> links = bridge_links(docs)
         >>> sorted(links["a"]), sorted(links["b"]), sorted(links["c"])
         (['b'], ['a'], [])
+        >>> hub = [SourceDocument("us", "The United States is a country.")] + [
+        ...     SourceDocument(s, f"{s} is a state of the United States.") for s in "ABCD"]
+        >>> bridge_links(hub)["us"], len(bridge_links(hub, max_mentions=None)["us"])
+        (set(), 4)
     """
+    if max_mentions is not None and not is_whole(max_mentions, 0):
+        msg = (
+            f"max_mentions={max_mentions!r} must be a non-negative integer "
+            "(the most documents mentioning a topic that still bridges) or None (no limit)"
+        )
+        raise InputError(msg, argument="max_mentions", value=max_mentions)
     if topics is None:
         topics = {d.id: document_topic(d) for d in documents}
     by_words: dict[tuple[str, ...], list[str]] = {}
@@ -152,6 +182,7 @@ def bridge_links(
     links: dict[str, set[str]] = {d.id: set() for d in documents}
     if not by_words:
         return links
+    mentioned_by: dict[str, set[str]] = {}
     longest = max(len(k) for k in by_words)
     for doc in documents:
         words = _text.words(doc.text)
@@ -159,8 +190,12 @@ def bridge_links(
             for size in range(1, min(longest, len(words) - start) + 1):
                 for other in by_words.get(tuple(words[start : start + size]), ()):
                     if other != doc.id:
-                        links[doc.id].add(other)
-                        links[other].add(doc.id)
+                        mentioned_by.setdefault(other, set()).add(doc.id)
+    for topic_doc, mentions in mentioned_by.items():
+        if max_mentions is None or len(mentions) <= max_mentions:
+            for doc_id in mentions:
+                links[doc_id].add(topic_doc)
+                links[topic_doc].add(doc_id)
     return links
 
 

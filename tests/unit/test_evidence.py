@@ -12,7 +12,7 @@ from fakes import FixedKeyphrases, HashingEmbedder, PastTenseWords, PatternExtra
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
 from sarg_integrations._text import count_tokens
-from sarg_integrations.errors import ConfigError
+from sarg_integrations.errors import ConfigError, InputError
 from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
     COMPARES_NAMED_THINGS,
@@ -36,6 +36,7 @@ from sarg_integrations.evidence import (
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
+    BRIDGE_MAX_MENTIONS,
     antecedent_documents,
     bridge_guided_selection,
     bridge_links,
@@ -93,13 +94,18 @@ def test_a_title_that_is_not_a_string_is_ignored():
 WORDS = ["Alpha", "Beta", "Gamma", "Delta", "rain", "flood", "of", "the", "Beta Gamma"]
 
 
-def _brute_force_links(docs, topics):
+def _brute_force_links(docs, topics, max_mentions=None):
     links = {d.id: set() for d in docs}
-    for a, b in itertools.permutations(docs, 2):
+    for b in docs:
         topic = topics.get(b.id)
-        if topic and re.search(rf"(?<!\w){re.escape(topic)}(?!\w)", a.text):
-            links[a.id].add(b.id)
-            links[b.id].add(a.id)
+        mentions = [
+            a for a in docs
+            if a is not b and topic and re.search(rf"(?<!\w){re.escape(topic)}(?!\w)", a.text)
+        ]
+        if max_mentions is None or len(mentions) <= max_mentions:
+            for a in mentions:
+                links[a.id].add(b.id)
+                links[b.id].add(a.id)
     return links
 
 
@@ -111,7 +117,37 @@ def test_links_match_a_brute_force_scan(seed):
         for i in range(rng.randint(1, 8))
     ]
     topics = {d.id: rng.choice([None, "Alpha", "Beta Gamma", "Delta", "flood"]) for d in docs}
-    assert bridge_links(docs, topics) == _brute_force_links(docs, topics)
+    limit = rng.choice([0, 1, 2, 3])
+    assert bridge_links(docs, topics, max_mentions=None) == _brute_force_links(docs, topics)
+    assert bridge_links(docs, topics, max_mentions=limit) == _brute_force_links(
+        docs, topics, limit
+    )
+    assert bridge_links(docs, topics) == _brute_force_links(docs, topics, BRIDGE_MAX_MENTIONS)
+
+
+def test_a_topic_many_documents_mention_is_no_bridge():
+    # The country's page is mentioned by every state's: following it would pull each state
+    # in by the country, not by the question. A page two documents mention still bridges.
+    country = SourceDocument("us", "The United States is a federal republic of 50 states.")
+    states = [
+        SourceDocument(name, f"{name} is a state of the United States in the south.")
+        for name in ("Tennessee", "Georgia", "Alabama", "Florida")
+    ]
+    person = SourceDocument("p", "John Doby Kennedy was a general born in Tennessee.")
+    links = bridge_links([country, *states, person])
+    assert links["us"] == set()
+    assert links["p"] == {"Tennessee"} and links["Tennessee"] == {"p"}
+    assert links["Georgia"] == set()
+    unlimited = bridge_links([country, *states, person], max_mentions=None)
+    assert unlimited["us"] == {"Tennessee", "Georgia", "Alabama", "Florida"}
+    assert bridge_links([country, *states[:3]])["us"] == {"Tennessee", "Georgia", "Alabama"}
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True])
+def test_a_bad_mention_limit_is_refused_by_name(bad):
+    with pytest.raises(InputError, match="max_mentions") as info:
+        bridge_links([SourceDocument("a", "Alpha is here.")], max_mentions=bad)
+    assert info.value.argument == "max_mentions" and info.value.value == bad
 
 
 def test_links_are_case_sensitive_whole_words_and_never_self_links():
@@ -252,6 +288,31 @@ def test_fill_follows_a_topic_bridge():
         ("b1", "bridge"),
     ]
     assert "heavy wind" not in result.prompt
+
+
+def test_fill_passes_over_a_topic_many_documents_mention():
+    # Four documents mention "United States": its page is common ground, not the second hop,
+    # so the next most relevant document comes in instead (with no limit the hub would).
+    texts = {
+        "q1": "Johnson Hagood was a governor who died in the United States.",
+        "us": "The United States is a federal republic of fifty states.",
+        "a": "Tennessee is a state of the United States.",
+        "b": "Utah is a state of the United States.",
+        "c": "Washington is the capital of the United States.",
+        "ans": "Forest Acres is a city in Richland County, South Carolina.",
+    }
+    docs = [SourceDocument(k, v) for k, v in texts.items()]
+    relevance = {"q1": 0.9, "ans": 0.6, "us": 0.5, "a": 0.3, "b": 0.2, "c": 0.1}
+
+    def picks(**kw):
+        passages = fill_evidence(
+            docs, [], 2, HashingEmbedder(), None, {}, relevance=relevance, **kw
+        )
+        return [(p.document_id, p.selected_by) for p in passages]
+
+    assert picks() == [("q1", "relevance"), ("ans", "relevance")]
+    assert picks(bridge_max_mentions=None) == [("q1", "relevance"), ("us", "bridge")]
+    assert picks(bridge_max_mentions=4) == [("q1", "relevance"), ("us", "bridge")]
 
 
 def test_fill_on_fallback_replaces_the_whole_context():

@@ -31,8 +31,8 @@ def question(text: str) -> EvalQuestion:
 def test_the_replay_follows_the_bridge_except_on_a_comparison():
     bridge = bench.replay(question("Where is the director of the comedy film Big Stone Gap based?"),
                           HashingEmbedder(), 0.5)
-    assert set(bridge) == {"flat", "bridges", "default"}
-    assert bridge["bridges"] == bridge["default"] == 1.0 > bridge["flat"]
+    assert set(bridge) == {"flat", "bridges", "every_topic", "default"}
+    assert bridge["bridges"] == bridge["every_topic"] == bridge["default"] == 1.0 > bridge["flat"]
     compare = bench.replay(question("Which comedy film is older, Big Stone Gap or Tootsie?"),
                            HashingEmbedder(), 0.5)
-    assert compare["default"] == compare["flat"] < compare["bridges"]
+    assert compare["default"] == compare["every_topic"] == compare["flat"] < compare["bridges"]

@@ -11,11 +11,13 @@ run, for:
 * ``flat``: flat top-k by the same MiniLM relevance, packed the same way (a paragraph
   that would overflow the tokens is passed over, the next one tried);
 * ``bridges``: the fill following entity bridges on every question;
-* ``every_topic``: the fill as shipped before the nineteenth session, which followed a
-  topic however many documents mention it (``bridge_max_mentions=None``; relevance alone
-  for a comparison, as the default);
+* ``before``: the fill as shipped before the nineteenth session, which followed a topic
+  however many documents mention it (``bridge_max_mentions=None``), and no bridge for
+  any comparison;
 * ``default``: the fill as shipped, relevance alone for a question comparing the things
-  it names (:func:`~sarg_integrations.evidence.asks_to_compare`), and no bridge over a
+  it names (:func:`~sarg_integrations.evidence.asks_to_compare`) unless it compares
+  things related to them by a role ("the director of …",
+  :func:`~sarg_integrations.evidence.compares_related_things`), and no bridge over a
   topic more than :data:`~sarg_integrations.links.BRIDGE_MAX_MENTIONS` documents mention.
 
 ``sarg eval`` measures the whole pipeline at the same token budget; on HotpotQA 0-199 the
@@ -47,13 +49,14 @@ from sarg_integrations.embedding import SentenceTransformerEmbedder  # noqa: E40
 from sarg_integrations.evaluation.datasets import load_dataset  # noqa: E402
 from sarg_integrations.evidence import (  # noqa: E402
     asks_to_compare,
+    compares_related_things,
     document_relevance,
     fill_evidence,
     passage_tokens,
 )
 from sarg_integrations.links import BRIDGE_MAX_MENTIONS  # noqa: E402
 
-POLICIES = ("flat", "bridges", "every_topic", "default")
+POLICIES = ("flat", "bridges", "before", "default")
 
 
 def replay(question, embedder, share: float) -> dict[str, float]:
@@ -64,13 +67,15 @@ def replay(question, embedder, share: float) -> dict[str, float]:
     budget = round(share * sum(passage_tokens(d) for d in docs))
     supporting = set(question.supporting_ids)
     compares = asks_to_compare(question.question)
-    bridges = {"flat": False, "bridges": True, "every_topic": not compares, "default": not compares}
+    related = compares_related_things(question.question)
+    bridges = {"flat": False, "bridges": True, "before": not compares,
+               "default": not compares or related}
     out = {}
     for policy in POLICIES:
         picked = fill_evidence(
             docs, [], None, embedder, query_vector, {},
             budget_tokens=budget, relevance=relevance, bridges=bridges[policy],
-            bridge_max_mentions=None if policy == "every_topic" else BRIDGE_MAX_MENTIONS,
+            bridge_max_mentions=None if policy == "before" else BRIDGE_MAX_MENTIONS,
         )
         found = supporting & {p.document_id for p in picked}
         out[policy] = len(found) / len(supporting) if supporting else 0.0
@@ -87,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = SentenceTransformerEmbedder()
     print(f"supporting-paragraph recall (%), fill within {args.share:.0%} of the tokens")
     print("| dataset | questions | comparisons | flat top-k, packed | bridges everywhere "
-          "| every topic bridges | default | default − flat |")
+          "| before (every topic bridges, none on a comparison) | default | default − flat |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         questions = load_dataset(name, offset=args.offset, limit=args.limit)
@@ -100,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         compared = sum(asks_to_compare(q.question) for q in questions)
         print(f"| {name} {args.offset}–{args.offset + len(questions) - 1} | {len(questions)} "
               f"| {compared} | {mean['flat']:.1f} | {mean['bridges']:.1f} "
-              f"| {mean['every_topic']:.1f} | {mean['default']:.1f} "
+              f"| {mean['before']:.1f} | {mean['default']:.1f} "
               f"| {mean['default'] - mean['flat']:+.1f} |")
     return 0
 

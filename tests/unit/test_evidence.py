@@ -16,6 +16,7 @@ from sarg_integrations.errors import ConfigError, InputError
 from sarg_integrations.evidence import (
     CHAIN_ANCHOR_ENTRY_MATCH,
     COMPARES_NAMED_THINGS,
+    COMPARES_RELATED_THINGS,
     EVENT_SENTENCE_CHARS,
     EVENT_SENTENCES_READ,
     NO_ANCHORED_CHAINS,
@@ -24,6 +25,7 @@ from sarg_integrations.evidence import (
     asked_event_evidence,
     asked_event_story_evidence,
     asks_to_compare,
+    compares_related_things,
     compile_evidence,
     continued_evidence,
     entry_evidence,
@@ -578,6 +580,64 @@ def test_a_comparison_is_filled_by_relevance_alone():
     # The same documents asked about without a comparison follow the bridge.
     other = make(cfg).run("Who founded Oakridge Farm in 1950?", docs)
     assert ("b1", "bridge") in [(p.document_id, p.selected_by) for p in other.evidence]
+
+
+@pytest.mark.parametrize(
+    ("query", "related"),
+    [
+        # 2Wiki's bridge comparisons: the answer is an attribute of each film's director.
+        ("Which film has the director born later, Dark Interval or Yeti Obhijaan?", True),
+        ("Which film whose director was born first, The Stranger'S Return or Honeymoons?", True),
+        ("Are the directors of films Jaco and Half A Bride both from the same country?", True),
+        ("Do both directors of films Harun Al Raschid and Smoky Mountain Melody share the "
+         "same nationality?", True),
+        ("Do both films Across The Badlands and A Gutter Magdalene have the directors that "
+         "share the same nationality?", True),
+        ("Are director of film Sleepers and director of film The Juniper Tree from the same "
+         "country?", True),
+        ("Who was born first, the father of Ann Lee or the mother of Jon Day?", True),
+        # The role says what the named things are, or is a word of a title.
+        ("Are Wolfgang Becker and Paul Andrew Williams both film directors?", False),
+        ("Which film director is younger, Robert Z. Leonard or Sinclair Hill?", False),
+        ("Are Karl Shapiro and Elie Wiesel both American writers?", False),
+        ("Which film was released first, Hercules Against The Sons Of The Sun or Barravento?",
+         False),
+        ("Who was born first, Jason Katims or Sidney Cotton?", False),
+        # Not a comparison at all: a role alone is a bridge question, followed anyway.
+        ("Who is the father of the director of film Big Stone Gap?", False),
+    ],
+)
+def test_compares_related_things(query, related):
+    assert compares_related_things(query) is related
+    assert not related or asks_to_compare(query)
+
+
+def test_a_comparison_of_related_things_follows_the_bridges_and_keeps_no_chains():
+    # Each film's page names its director, whose own page holds the compared attribute.
+    docs = [
+        {"id": "f1", "text": "Dark Interval is a 1950 film directed by Charles Saunders."},
+        {"id": "f2", "text": "Yeti Obhijaan is a 2017 film directed by Srijit Mukherji."},
+        {"id": "x1", "text": "The film festival in the old town is held in May."},
+        {"id": "d1", "text": "Charles Saunders was a director born in 1904."},
+        {"id": "d2", "text": "Srijit Mukherji is a director born in 1977."},
+        {"id": "c1", "text": "Heavy rain causes river flooding."},
+    ]
+    cfg = SARGConfig(similarity_threshold=0.0, evidence_fill=4)
+    query = "Which film has the director born later, Dark Interval or Yeti Obhijaan?"
+    result = make(cfg).run(query, docs)
+    picked = [(p.document_id, p.selected_by) for p in result.evidence]
+    assert ("d1", "bridge") in picked and ("d2", "bridge") in picked
+    # Asked about the films themselves, the fill takes relevance alone (the chain's
+    # passage is the fixed-count fill's: chains stay out under the default budget, below).
+    named = make(cfg).run("Which film came out later, Dark Interval or Yeti Obhijaan?", docs)
+    assert {p.selected_by for p in named.evidence} == {"chain", "relevance"}
+    # Under the default budget both get no chains, each with its own reason.
+    budget = SARGConfig(similarity_threshold=0.0)
+    related = make(budget).run(query, docs)
+    assert related.fallback_reason == COMPARES_RELATED_THINGS and not related.chains
+    assert "bridge" in {p.selected_by for p in related.evidence}
+    named = make(budget).run("Which film came out later, Dark Interval or Yeti Obhijaan?", docs)
+    assert named.fallback_reason == COMPARES_NAMED_THINGS
 
 
 OFF_TOPIC_CHAIN = [

@@ -626,12 +626,27 @@ def _compound_head(word: str, end: str) -> bool:
 # ninth century").
 _HISTORY_DATE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bcentur(?:y|ies)\b", re.IGNORECASE)
 _PAST_MODALS = frozenset({"could", "would", "had"})
+# A past state framed as one that came about or lasted a while, which a profile's plain
+# "was" / "had" is not: "*By February*, most of the slopes were bare grass", "Thousands
+# of flats had no heating *for four days*". Not years ("for 20 years" is a history).
+_STATE_FRAME = re.compile(
+    r"^\s*by\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?|next\s+|that\s+|this\s+)?"
+    r"(?:morning|noon|afternoon|evening|night|nightfall|midnight|dawn|then|weekend|time"
+    r"|spring|summer|autumn|fall|winter|week|month|day"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march"
+    r"|april|may|june|july|august|september|october|november|december)\b"
+    r"|\bfor\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|"
+    r"a\s+few|\d+)\s+(?:more\s+)?(?:hour|day|night|week|month)s?\b",
+    re.IGNORECASE,
+)
 
 
 def tells_past_event(text: str, nlp: Any = None) -> bool:
     """Whether the first sentence of ``text`` tells something that happened: its main
     verb in the past ("burned", "could not hire", "were cut", "has risen"), not a
-    copula ("was a port"), and no year or century dating it as history.
+    copula ("was a port") unless the state is an outcome ("As a result, …") or framed as
+    one that came about or lasted ("By morning, visibility was below 50 metres", "had
+    no heating for four days"), and no year or century dating it as history.
 
     Profiles, which the stories' distractors are, are told in the present ("The hills
     are covered with pine", "Dock workers earn more") or dated ("opened in 1978").
@@ -648,6 +663,10 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         False
         >>> tells_past_event("As a result, customers had no mobile service on Sunday.")
         True
+        >>> tells_past_event("By February, most of the ski slopes were bare grass.")
+        True
+        >>> tells_past_event("The ski slopes were bare grass.")
+        False
     """
     if nlp is None:
         from sarg_integrations._models import load_spacy
@@ -660,7 +679,8 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         return False
     # A past state told as an outcome is what happened: "As a result, two million
     # customers *had* no mobile service" (a plain "had" or "was" is a profile's).
-    if continues_earlier_text(sentence.text) and any(t.tag_ == "VBD" for t in sentence):
+    past = any(t.tag_ == "VBD" for t in sentence)
+    if past and (continues_earlier_text(sentence.text) or _STATE_FRAME.search(sentence.text)):
         return True
     # Any verb in the past, read token by token: the small parser often misses the root
     # ("A wildfire near Ostra burned …" is parsed as a noun phrase).

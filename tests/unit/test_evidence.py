@@ -1581,6 +1581,14 @@ def test_only_the_fill_is_linked_on():
         # ... but a past state told as an outcome does.
         ("As a result, two million customers had no mobile service for most of Sunday.", True),
         ("The mill had 200 workers.", False),
+        # ... and so does one framed as having come about or lasted a while.
+        ("By February most of the ski slopes at Kelso were bare grass.", True),
+        ("By morning, visibility at the airport was below 50 metres.", True),
+        ("By the end of the week, the shelves were empty.", True),
+        ("Thousands of flats in Lorsk had no heating for four days.", True),
+        ("By contrast, the old town was quiet.", False),
+        ("By 1990 the town was a busy port.", False),  # dated: history
+        ("Lorsk was a mining town for many years.", False),
         ("", False),
         ("The mill \udcd7 burned down.", True),  # a lone surrogate is read past
     ],

@@ -14,10 +14,10 @@ run, for:
 * ``before``: the fill as shipped before the nineteenth session, which followed a topic
   however many documents mention it (``bridge_max_mentions=None``), and no bridge for
   any comparison;
-* ``default``: the fill as shipped, relevance alone for a question comparing the things
-  it names (:func:`~sarg_integrations.evidence.asks_to_compare`) unless it compares
-  things related to them by a role ("the director of …",
-  :func:`~sarg_integrations.evidence.compares_related_things`), and no bridge over a
+* ``default``: the fill as shipped
+  (:func:`~sarg_integrations.evidence.fill_follows_bridges`), relevance alone for a
+  question comparing the things it names unless it compares things related to them by
+  a role ("the director of …"), and no bridge over a
   topic more than :data:`~sarg_integrations.links.BRIDGE_MAX_MENTIONS` documents mention.
 
 ``sarg eval`` measures the whole pipeline at the same token budget; on HotpotQA 0-199 the
@@ -49,9 +49,9 @@ from sarg_integrations.embedding import SentenceTransformerEmbedder  # noqa: E40
 from sarg_integrations.evaluation.datasets import load_dataset  # noqa: E402
 from sarg_integrations.evidence import (  # noqa: E402
     asks_to_compare,
-    compares_related_things,
     document_relevance,
     fill_evidence,
+    fill_follows_bridges,
     passage_tokens,
 )
 from sarg_integrations.links import BRIDGE_MAX_MENTIONS  # noqa: E402
@@ -66,10 +66,8 @@ def replay(question, embedder, share: float) -> dict[str, float]:
     relevance = document_relevance(docs, embedder, query_vector)
     budget = round(share * sum(passage_tokens(d) for d in docs))
     supporting = set(question.supporting_ids)
-    compares = asks_to_compare(question.question)
-    related = compares_related_things(question.question)
-    bridges = {"flat": False, "bridges": True, "before": not compares,
-               "default": not compares or related}
+    bridges = {"flat": False, "bridges": True, "before": not asks_to_compare(question.question),
+               "default": fill_follows_bridges(question.question)}
     out = {}
     for policy in POLICIES:
         picked = fill_evidence(

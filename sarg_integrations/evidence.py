@@ -73,6 +73,7 @@ __all__ = [
     "asks_cause_or_effect",
     "asks_to_compare",
     "compares_related_things",
+    "fill_follows_bridges",
     "backed_chains",
     "asked_event_story_evidence",
     "chain_evidence",
@@ -190,7 +191,7 @@ def compares_related_things(query: str) -> bool:
     recall against relevance alone's 65.8 %.
 
     Example:
-        >>> compares_related_things("Which film has the director born later, Dark Interval or Yeti?")
+        >>> compares_related_things("Which film has the director born later, Dark Ice or Yeti?")
         True
         >>> compares_related_things("Are Wolfgang Becker and Paul Williams both film directors?")
         False
@@ -198,6 +199,22 @@ def compares_related_things(query: str) -> bool:
         False
     """
     return asks_to_compare(query) and bool(_RELATED_ROLE.search(query))
+
+
+def fill_follows_bridges(query: str) -> bool:
+    """Whether the relevance fill follows entity bridges for ``query``: for every question
+    but one comparing the things it names (:func:`asks_to_compare`), unless it compares
+    things related to them by a role (:func:`compares_related_things`).
+
+    Example:
+        >>> fill_follows_bridges("Who owns the farm where heavy rain fell in May?")
+        True
+        >>> fill_follows_bridges("Which film came out first, Dark Interval or Yeti?")
+        False
+        >>> fill_follows_bridges("Which film has the director born first, Dark Interval or Yeti?")
+        True
+    """
+    return not asks_to_compare(query) or compares_related_things(query)
 
 
 def asks_to_compare(query: str) -> bool:
@@ -406,8 +423,7 @@ def compile_evidence(
     chains = list(chains)
     sentences = config.evidence == "sentences"
     compares = asks_to_compare(query)
-    related = compares and compares_related_things(query)
-    bridges = not compares or related
+    bridges = fill_follows_bridges(query)
     causal = asks_cause_or_effect(direction)
     if budget is not None and causal and config.causal_evidence_budget is not None:
         budget = config.causal_evidence_budget
@@ -421,7 +437,7 @@ def compile_evidence(
         # Reasoning-schema chains hold no attributes, and under the same budget their
         # lines cost documents: chains on comparisons lost to relevance alone in each
         # slice checked (HotpotQA 200-299: 1 win, 3 losses; 2Wiki 0-199: 1 and 5).
-        fallback_reason = COMPARES_RELATED_THINGS if related else COMPARES_NAMED_THINGS
+        fallback_reason = COMPARES_RELATED_THINGS if bridges else COMPARES_NAMED_THINGS
         chains = []
     if budget is not None and fallback_reason is None and not causal:
         evidence, chains, fallback_reason = _relevance_first_evidence(

@@ -165,7 +165,10 @@ _OBJ_DEPS = frozenset({"dobj", "attr", "oprd"})
 _LEFT_MODS = frozenset(
     {"amod", "compound", "nummod", "nmod", "poss", "quantmod", "npadvmod", "advmod"}
 )
-_NP_PREPS = frozenset({"of", "in", "on", "at", "for", "to", "from", "with", "between", "within"})
+# "by" names who did an action named by a noun ("a strike *by* dock workers").
+_NP_PREPS = frozenset(
+    {"of", "in", "on", "at", "for", "to", "from", "with", "between", "within", "by"}
+)
 # A verb's complement right after its object that belongs to the object ("a sell-off in
 # tech stocks"); after a passive's agent, a source too ("remittances from Filipinos").
 _OBJECT_PREPS = frozenset({"of", "in", "among", "for", "within"})

@@ -420,7 +420,9 @@ class TaggerExtractor:
                 # the two clauses are joined by a bare connective.
                 joined = _is_connective(signal)
                 inner_effect = _inner(relations[k], rel, rel.effect) if joined else None
-                effect = _name(doc, inner_effect.cause if inner_effect else rel.effect)
+                effect = _name(
+                    doc, inner_effect.cause if inner_effect else _attached_clause(doc, rel)
+                )
                 cause_text = sent.text[slice(*rel.cause)] if rel.cause else ""
                 cross = previous is not None and (
                     rel.cause is None or _PRONOUN_CAUSE.match(cause_text.strip()) is not None
@@ -610,10 +612,52 @@ def _with_subjects(doc: Any, relations: list[Any]) -> list[Any]:
     """
     out = []
     for rel in relations:
-        cause = _subject_widened(doc, rel.cause, (rel.effect, rel.signal))
+        cause = _first_conjunct(doc, rel) or _subject_widened(
+            doc, rel.cause, (rel.effect, rel.signal)
+        )
         effect = _subject_widened(doc, rel.effect, (rel.cause, rel.signal))
         out.append(replace(rel, cause=cause, effect=effect))
     return out
+
+
+def _first_conjunct(doc: Any, relation: Any) -> tuple[int, int] | None:
+    """The whole first clause of "X and Y", when the tagger took a piece of it for the cause
+    of the second.
+
+    "Three warships have entered waters claimed by the Philippines *and* Manila will file a
+    protest": the tagger reads, with no signal, "the Philippines" as the cause of
+    "Manila will file a protest"; what led to the protest is the first clause. ``None``
+    unless the relation has no signal, its effect is rooted in a verb with its own
+    subject joined by "and" to the verb of a clause that holds the cause span (but not
+    that verb), and that clause has a subject.
+    """
+    effect = _tokens(doc, relation.effect)
+    cause = _tokens(doc, relation.cause)
+    if relation.signal is not None or effect is None or cause is None:
+        return None
+    # The span may open with the "and" itself, a second root beside the verb.
+    second = next(
+        (t for t in effect if t.dep_ == "conj" and not effect.start <= t.head.i < effect.end),
+        None,
+    )
+    verbs = ("VERB", "AUX")
+    if second is None or second.pos_ not in verbs or second.head.pos_ not in verbs:
+        return None
+    first = second.head
+    if not any(child.dep_ in _SUBJ_DEPS for child in second.children):
+        return None  # "… entered the waters and stayed": one actor's doings, no cause
+    joint = [c for c in first.children if c.dep_ == "cc" and first.i < c.i < second.i]
+    if [c.lower_ for c in joint] != ["and"]:
+        return None
+    subjects = [c for c in first.children if c.dep_ in _SUBJ_DEPS]
+    if len(subjects) != 1 or subjects[0].i > first.i:
+        return None
+    start, stop = subjects[0].left_edge.i, joint[0].i
+    if not (start <= cause.start and cause.end <= stop) or cause.start <= first.i < cause.end:
+        return None
+    while stop > start and doc[stop - 1].is_punct:
+        stop -= 1
+    return doc[start].idx, doc[stop - 1].idx + len(doc[stop - 1])
 
 
 def _subject_widened(
@@ -899,6 +943,39 @@ def _place_argument(doc: Any, relation: Any) -> bool:
         ):
             return True
     return False
+
+
+def _attached_clause(doc: Any, relation: Any) -> tuple[int, int]:
+    """The part of ``relation``'s effect span that names the effect: the clause its
+    cause or signal hangs on, when the span runs on to the clause that governs it.
+
+    The tagger reads "The United States has supported the government, though ties were
+    frayed *by* the US refusal" with the whole main clause as the effect; the refusal
+    frayed the ties, not the support. Walking up the parse from the signal (or the
+    cause) to the first token inside the effect span finds the verb the relation hangs
+    on; when that is an adverbial clause below the span's own root, the effect is that
+    clause (from the verb it completes: "though ties were expected to *fray* by …").
+    Otherwise, and when the parse says nothing, the span as it was.
+    """
+    effect = _tokens(doc, relation.effect)
+    start = _signal_span(doc, relation) or _tokens(doc, relation.cause)
+    if effect is None or start is None:
+        return relation.effect
+    inside = range(effect.start, effect.end)
+    token = start.root
+    while token.i not in inside:
+        if token.head.i == token.i:
+            return relation.effect
+        token = token.head
+    while token.dep_ == "xcomp" and token.head.i in inside and token.head.pos_ == "VERB":
+        token = token.head
+    # Only an adverbial clause tells its own event: a conjunct's or a relative clause's
+    # verb shares its subject with the clause above ("was tackled and later *died*").
+    if token.i == effect.root.i or token.pos_ not in ("VERB", "AUX") or token.dep_ != "advcl":
+        return relation.effect
+    first = doc[max(token.left_edge.i, effect.start)]
+    last = doc[min(token.right_edge.i, effect.end - 1)]
+    return first.idx, last.idx + len(last)
 
 
 def _signal_span(doc: Any, relation: Any) -> Any:

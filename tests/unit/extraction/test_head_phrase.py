@@ -168,3 +168,17 @@ def test_head_phrase_keeps_what_the_object_became(nlp, sentence: str, expected: 
 )
 def test_head_phrase_keeps_where_an_event_happened(nlp, sentence: str, expected: str) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # Who did a thing named by a noun tells which thing it was.
+        ("[A strike by dock workers] closed the port.", "strike by dock workers"),
+        ("They answered [a call by the local council].", "call by local council"),
+    ],
+)
+def test_head_phrase_keeps_who_did_an_action_named_by_a_noun(
+    nlp, sentence: str, expected: str
+) -> None:
+    assert name(nlp, sentence) == expected

@@ -356,6 +356,39 @@ def test_a_conjunct_verb_takes_the_shared_subject_as_its_cause(tagger) -> None:
     assert causes == ["storm hit coast"], causes
 
 
+def test_an_effect_is_named_by_the_adverbial_clause_its_cause_hangs_on(tagger) -> None:
+    # The tagger's effect span runs on to the main clause; "by" hangs on "frayed": the
+    # refusal frayed the ties, it did not make the United States support the government.
+    text = (
+        "The United States has staunchly supported the Siniora government, though ties were "
+        "frayed earlier this year by the US refusal to condemn Israel for its tactics in the war."
+    )
+    triples = [t for t in tagger.extract(SourceDocument("d", text)) if t.relation == "by"]
+    assert [(t.cause, t.effect) for t in triples] == [
+        ("US refusal to condemn Israel for tactics", "ties frayed")
+    ], [(t.cause, t.effect) for t in triples]
+    assert triples[0].effect_text.startswith("The United States")  # the whole span stays
+    # A relation on the span's own root, or on a conjunct sharing its subject, keeps the
+    # span's name ("attacked and injured … when …" is no event of "injured" alone).
+    text = "The militants also attacked and injured five policemen when they hurled a grenade."
+    effects = [t.effect for t in tagger.extract(SourceDocument("d", text))]
+    assert effects == ["militants attacked"], effects
+
+
+def test_a_piece_of_the_first_clause_of_x_and_y_widens_to_that_clause(tagger) -> None:
+    # The tagger reads, with no signal, "Japan near the Kuril islands" as what led to the
+    # protest; what did is the whole first clause.
+    text = (
+        "Four Russian bombers have entered airspace claimed by Japan near the Kuril islands "
+        "and Tokyo will file a diplomatic protest to Moscow, a spokesman said Friday."
+    )
+    triples = tagger.extract(SourceDocument("d", text))
+    assert [(t.cause, t.effect) for t in triples] == [
+        ("Four Russian bombers entered airspace", "Tokyo file diplomatic protest to Moscow")
+    ], [(t.cause, t.effect) for t in triples]
+    assert triples[0].cause_text.startswith("Four Russian bombers")
+
+
 def test_a_bare_quantifier_is_no_node(tagger) -> None:
     # The tagger reads "earn" as a cause of "more": a node "more" would name every comparison.
     text = "Dock workers in Alvik earn more than the national average wage."

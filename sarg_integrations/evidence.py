@@ -217,6 +217,28 @@ def fill_follows_bridges(query: str) -> bool:
     return not asks_to_compare(query) or compares_related_things(query)
 
 
+_PRESENT_WHY = re.compile(r"^\W*why\s+(?:is|are|am|do|does|has|have)\b", re.IGNORECASE)
+
+
+def asks_why_of_a_state(query: str) -> bool:
+    """Whether ``query`` asks why something is so now, not why something happened.
+
+    "Why do six countries claim the Spratlys?", "Why is Takako Doi opposed to the
+    bill?", "Why has Albania been gripped by instability?": the reason for a present
+    state is often a state too ("the islands are believed to sit atop oil deposits"), so
+    a causal fill must not pass over documents that tell no event
+    (:func:`event_documents`). A past question ("Why did …", "Why was …") asks for a
+    story, and a profile is no step of it.
+
+    Example:
+        >>> asks_why_of_a_state("Why do six countries claim the Spratlys?")
+        True
+        >>> asks_why_of_a_state("Why did bread sales fall?"), asks_why_of_a_state("What is X?")
+        (False, False)
+    """
+    return _PRESENT_WHY.match(query) is not None
+
+
 def asks_to_compare(query: str) -> bool:
     """Whether ``query`` compares things it names ("Who is older, Annie Morton or Terry
     Richardson?", "Are Waste Land and Shikashika both drinks?", "Is A taller than B?",
@@ -378,7 +400,8 @@ def compile_evidence(
       past the budget), then documents by bridge-guided
       relevance while they fit (on fallback: those documents alone, the first even past
       the budget; for a causal question only documents telling an event,
-      :func:`event_documents`), and, unless on fallback for a question asking neither
+      :func:`event_documents`, unless it asks why something is so now,
+      :func:`asks_why_of_a_state`), and, unless on fallback for a question asking neither
       way, the documents continuing the story from those (:func:`onward_evidence`, kept
       whole too). On a causal story the chain
       documents fill the budget and the distractors stay out; on a factoid question
@@ -509,7 +532,8 @@ def compile_evidence(
             chained = bool(evidence)
             fillable = documents
             if causal:
-                fillable = event_documents(documents, evidence, event_reader)
+                if not asks_why_of_a_state(query):
+                    fillable = event_documents(documents, evidence, event_reader)
                 stats["evidence_profiles_passed_over"] = sum(
                     1 for d in documents if d.text.strip()
                 ) - len(fillable)

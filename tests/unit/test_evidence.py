@@ -25,6 +25,7 @@ from sarg_integrations.evidence import (
     asked_event_evidence,
     asked_event_story_evidence,
     asks_to_compare,
+    asks_why_of_a_state,
     compares_related_things,
     compile_evidence,
     continued_evidence,
@@ -417,6 +418,42 @@ def test_a_causal_questions_fill_passes_over_a_profile_for_a_document_telling_an
     # A question asking neither way is filled by relevance, profiles included.
     about = make(SARGConfig(similarity_threshold=0.6)).run("Heavy rain", docs)
     assert "profile" in [p.document_id for p in about.evidence]
+
+
+def test_a_why_question_about_a_present_state_may_be_filled_with_a_profile():
+    docs = [
+        {"id": "chain", "text": "Heavy rain causes river flooding."},
+        {"id": "profile", "text": "Heavy rain is common here."},
+        {"id": "event", "text": "Winds damaged roofs in the valley."},
+        {"id": "hall", "text": "The town hall has twelve rooms and a clock tower."},
+        {"id": "museum", "text": "The museum has a garden with old trees and a pond."},
+    ]
+    pipeline = make(SARGConfig(similarity_threshold=0.6))
+    # Why something is so now: the reason may be a state, and the profile comes in.
+    now = pipeline.run("Why does heavy rain cause river flooding?", docs)
+    held = [(p.document_id, p.selected_by) for p in now.evidence]
+    assert held[:2] == [("chain", "chain"), ("profile", "relevance")], held
+    assert now.stats["evidence_profiles_passed_over"] == 0
+    # Why something happened: a story, and the profile stays out.
+    then = pipeline.run("Why did heavy rain cause river flooding?", docs)
+    assert "profile" not in [p.document_id for p in then.evidence]
+
+
+@pytest.mark.parametrize(
+    ("query", "state"),
+    [
+        ("Why do six countries claim all or part of the Spratlys?", True),
+        ("Why is Takako Doi opposed to the bill?", True),
+        ("Why has Albania been gripped by instability?", True),
+        ("Why are hotel bookings down?", True),
+        ("Why did bread sales fall?", False),
+        ("Why were more people treated for asthma?", False),
+        ("What is the cause of the poisoning?", False),
+        ("How is the peso doing?", False),
+    ],
+)
+def test_asks_why_of_a_state(query, state):
+    assert asks_why_of_a_state(query) is state
 
 
 def test_on_a_causal_fallback_the_story_goes_on_from_the_filled_document():

@@ -136,6 +136,28 @@ def _is_pronominal(tok: Token) -> bool:
     return tok.pos_ == "PRON" or (tok.lower_ in _EVENT_PRONOUNS and tok.dep_ != "det")
 
 
+def _word_count(tokens: Sequence[Token]) -> int:
+    """How many words ``tokens`` make, a hyphenated word ("anti - government") as one.
+
+    Example:
+        >>> from sarg_integrations._models import load_spacy  # doctest: +SKIP
+        >>> _word_count(list(load_spacy()("anti-government protests")))  # doctest: +SKIP
+        2
+    """
+    joins = sum(1 for t in tokens if _joins_a_word(t))
+    return len(tokens) - 2 * joins
+
+
+def _joins_a_word(token: Token) -> bool:
+    """Whether ``token`` is the hyphen inside a word ("anti-government"), not inside an
+    amount ("Thirty-four", "40-year-old", "2,000-3,000"), which stays several words."""
+    doc = token.doc
+    if token.text != "-" or token.whitespace_ or token.i == 0 or token.i + 1 >= len(doc):
+        return False
+    before, after = doc[token.i - 1], doc[token.i + 1]
+    return not before.whitespace_ and not before.like_num and not after.like_num
+
+
 def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -> list[Token]:
     """The head noun plus its nearest modifiers and ``of``/``in`` complements."""
     picked: list[Token] = [tok]
@@ -156,7 +178,9 @@ def _noun_core(tok: Token, budget: int, exclude: frozenset[int] = frozenset()) -
         sub = [t for t in child.subtree if (not t.is_punct or t.text == "-") and t.i not in exclude]
         if child.dep_ == "poss" and child.pos_ == "PRON":
             continue  # "its", "their": dropped as determiners
-        if len(picked) + len(sub) > budget:
+        # A hyphenated word is one word: cut to "government protests", "anti-government
+        # protests" would name the opposite.
+        if _word_count(picked) + _word_count(sub) > budget:
             break
         picked.extend(sub)
     rights = list(tok.rights)

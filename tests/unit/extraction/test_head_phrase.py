@@ -182,3 +182,20 @@ def test_head_phrase_keeps_who_did_an_action_named_by_a_noun(
     nlp, sentence: str, expected: str
 ) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # A hyphenated word is one word: cut in half it names something else.
+        ("The pro-democracy protests spread to the capital.",
+         "pro-democracy protests spread to capital"),
+        ("Anti-government protests over the collapse of the schemes turned into armed rebellion.",
+         "anti-government protests turned into armed rebellion"),
+        ("A self-driving car hit a cyclist.", "self-driving car hit cyclist"),
+        # An amount stays several words.
+        ("Thirty-four people were shot dead.", "people shot dead"),
+    ],
+)
+def test_head_phrase_keeps_a_hyphenated_word_whole(nlp, sentence: str, expected: str) -> None:
+    assert name(nlp, sentence) == expected

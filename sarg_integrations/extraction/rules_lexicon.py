@@ -219,6 +219,10 @@ _HARMFUL_EVENTS = frozenset(
 )
 _TIME_NOUNS = frozenset(
     {"year", "month", "week", "day", "decade", "hour", "minute", "time", "while", "period"}
+    # Seasons and parts of the day or week: "banned swimming *for the whole summer*" is
+    # how long, not why ("fall" is left out: "the fall of the regime").
+    | {"summer", "winter", "spring", "autumn", "season", "night", "weekend", "morning",
+       "evening", "afternoon", "fortnight", "century"}
 )
 # An amount added to or taken from something names little alone: "added months to
 # waiting lists", "added 2 percent to costs".

@@ -59,6 +59,7 @@ from sarg_integrations.extraction.rules_lexicon import (
     _SUBJ_DEPS,
     denied_reading,
 )
+from sarg_integrations.extraction.rules_lexicon import _TIME_NOUNS as _RULES_TIME_NOUNS
 from sarg_integrations.schema import RelationType, SourceDocument, Triple
 
 __all__ = [
@@ -769,10 +770,9 @@ def _role_as(doc: Any, relation: Any) -> bool:
 
 
 # Nouns of a stretch of time: "for the summer", "for two weeks" say how long, not why.
-_TIME_NOUNS = frozenset(
-    "summer winter spring autumn fall season week weekend month year day hour minute "
-    "night decade period term while time".split()
-)
+# The rules' list, and "fall" and "term", which the rules leave to a name ("the fall of
+# the regime") but which alone as an argument are times.
+_TIME_NOUNS = _RULES_TIME_NOUNS | {"fall", "term"}
 
 
 def _time_span_cause(doc: Any, relation: Any) -> bool:

@@ -434,6 +434,9 @@ def test_an_offence_is_the_reason_for_its_punishment(extractor: RuleBasedExtract
         "She was accused by the press.",  # no offence named
         "The cyclist was banned for life.",
         "Three men were detained for questioning.",
+        # A season or a part of the day is a term too.
+        "Health officials banned swimming in the lake for the whole summer.",
+        "The club was suspended for the season.",
     ],
 )
 def test_a_punishment_reads_no_offence_in_a_term_or_a_pronoun(

@@ -953,8 +953,9 @@ def _attached_clause(doc: Any, relation: Any) -> tuple[int, int]:
     frayed *by* the US refusal" with the whole main clause as the effect; the refusal
     frayed the ties, not the support. Walking up the parse from the signal (or the
     cause) to the first token inside the effect span finds the verb the relation hangs
-    on; when that is an adverbial clause below the span's own root, the effect is that
-    clause (from the verb it completes: "though ties were expected to *fray* by …").
+    on; when that is an adverbial clause with its own subject below the span's own root,
+    the effect is that clause (from the verb it completes: "though ties were expected
+    to *fray* by …").
     Otherwise, and when the parse says nothing, the span as it was.
     """
     effect = _tokens(doc, relation.effect)
@@ -969,9 +970,12 @@ def _attached_clause(doc: Any, relation: Any) -> tuple[int, int]:
         token = token.head
     while token.dep_ == "xcomp" and token.head.i in inside and token.head.pos_ == "VERB":
         token = token.head
-    # Only an adverbial clause tells its own event: a conjunct's or a relative clause's
-    # verb shares its subject with the clause above ("was tackled and later *died*").
+    # Only an adverbial clause with its own subject tells its own event: a conjunct's, a
+    # relative clause's or a participle's verb shares its subject with the clause above
+    # ("was tackled and later *died*", "checked into rehab, *dodging* arrest").
     if token.i == effect.root.i or token.pos_ not in ("VERB", "AUX") or token.dep_ != "advcl":
+        return relation.effect
+    if not any(child.dep_ in _SUBJ_DEPS for child in token.children):
         return relation.effect
     first = doc[max(token.left_edge.i, effect.start)]
     last = doc[min(token.right_edge.i, effect.end - 1)]

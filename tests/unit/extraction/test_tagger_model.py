@@ -375,6 +375,37 @@ def test_an_effect_is_named_by_the_adverbial_clause_its_cause_hangs_on(tagger) -
     assert effects == ["militants attacked"], effects
 
 
+@pytest.mark.parametrize(
+    ("text", "effect", "signal", "named"),
+    [
+        # A finite adverbial clause with its own subject: its own event.
+        ("The city has backed the mayor, though ties were frayed by the council's refusal.",
+         "The city has backed the mayor, though ties were frayed", "by",
+         "though ties were frayed"),
+        # A participle shares the main clause's subject; a conjunct too: the span stays.
+        ("The singer checked into a clinic late Thursday, dodging arrest after the confusion.",
+         "The singer checked into a clinic late Thursday, dodging arrest", "after",
+         "The singer checked into a clinic late Thursday, dodging arrest"),
+        ("The militants attacked and injured five policemen when they hurled a grenade.",
+         "The militants attacked and injured five policemen", "when",
+         "The militants attacked and injured five policemen"),
+    ],
+)
+def test_the_part_of_an_effect_span_its_signal_hangs_on(
+    tagger, text, effect, signal, named
+) -> None:
+    from sarg_integrations.extraction.tagger import _attached_clause
+    from sarg_integrations.extraction.tagger_inference import Relation
+
+    def span(part: str) -> tuple[int, int]:
+        start = text.index(part)
+        return start, start + len(part)
+
+    cause = text[text.index(signal) + len(signal) + 1 : -1]
+    relation = Relation(cause=span(cause), effect=span(effect), signal=span(signal), score=1.0)
+    assert text[slice(*_attached_clause(tagger.nlp(text), relation))] == named
+
+
 def test_a_piece_of_the_first_clause_of_x_and_y_widens_to_that_clause(tagger) -> None:
     # The tagger reads, with no signal, "Japan near the Kuril islands" as what led to the
     # protest; what did is the whole first clause.

@@ -954,9 +954,8 @@ def _attached_clause(doc: Any, relation: Any) -> tuple[int, int]:
     frayed the ties, not the support. Walking up the parse from the signal (or the
     cause) to the first token inside the effect span finds the verb the relation hangs
     on; when that is an adverbial clause with its own subject below the span's own root,
-    the effect is that clause (from the verb it completes: "though ties were expected
-    to *fray* by …").
-    Otherwise, and when the parse says nothing, the span as it was.
+    the effect is that clause (from the verb an infinitive completes: "though ties were
+    expected to *fray*"). Otherwise, and when the parse says nothing, the span as it was.
     """
     effect = _tokens(doc, relation.effect)
     start = _signal_span(doc, relation) or _tokens(doc, relation.cause)

@@ -382,7 +382,8 @@ def test_an_effect_is_named_by_the_adverbial_clause_its_cause_hangs_on(tagger) -
         ("The city has backed the mayor, though ties were frayed by the council's refusal.",
          "The city has backed the mayor, though ties were frayed", "by",
          "though ties were frayed"),
-        # A participle shares the main clause's subject; a conjunct too: the span stays.
+        # A participle ("dodging") or a conjunct ("injured", where "when" hangs) shares the
+        # main clause's subject: the span stays.
         ("The singer checked into a clinic late Thursday, dodging arrest after the confusion.",
          "The singer checked into a clinic late Thursday, dodging arrest", "after",
          "The singer checked into a clinic late Thursday, dodging arrest"),

@@ -608,8 +608,9 @@ def _with_subjects(doc: Any, relations: list[Any]) -> list[Any]:
     "jumped by 40 percent" and no question about fuel prices reaches it. Widened here: an
     argument whose head (its root in the parse) is a verb whose subject, a noun phrase,
     ends just before the argument and overlaps neither the other argument nor the
-    signal. A pronoun subject ("that", "it") names nothing more. ``doc`` is the
-    sentence's spaCy parse.
+    signal. A pronoun subject ("that", "it") names nothing more. A cause that is a piece
+    of the first clause of "X and Y" becomes that whole clause (:func:`_first_conjunct`).
+    ``doc`` is the sentence's spaCy parse.
     """
     out = []
     for rel in relations:
@@ -645,12 +646,12 @@ def _first_conjunct(doc: Any, relation: Any) -> tuple[int, int] | None:
     if second is None or second.pos_ not in verbs or second.head.pos_ not in verbs:
         return None
     first = second.head
-    if not any(child.dep_ in _SUBJ_DEPS for child in second.children):
+    if not _subjects(second):
         return None  # "… entered the waters and stayed": one actor's doings, no cause
     joint = [c for c in first.children if c.dep_ == "cc" and first.i < c.i < second.i]
     if [c.lower_ for c in joint] != ["and"]:
         return None
-    subjects = [c for c in first.children if c.dep_ in _SUBJ_DEPS]
+    subjects = _subjects(first)
     if len(subjects) != 1 or subjects[0].i > first.i:
         return None
     start, stop = subjects[0].left_edge.i, joint[0].i
@@ -974,7 +975,7 @@ def _attached_clause(doc: Any, relation: Any) -> tuple[int, int]:
     # ("was tackled and later *died*", "checked into rehab, *dodging* arrest").
     if token.i == effect.root.i or token.pos_ not in ("VERB", "AUX") or token.dep_ != "advcl":
         return relation.effect
-    if not any(child.dep_ in _SUBJ_DEPS for child in token.children):
+    if not _subjects(token):
         return relation.effect
     first = doc[max(token.left_edge.i, effect.start)]
     last = doc[min(token.right_edge.i, effect.end - 1)]
@@ -1126,6 +1127,11 @@ def _habitual_aim(doc: Any, relation: Any) -> bool:
 def _subject(verb: Any) -> Any:
     """``verb``'s (passive) subject token, or ``None``."""
     return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+
+
+def _subjects(verb: Any) -> list[Any]:
+    """``verb``'s own subjects (nominal or clausal, active or passive), in order."""
+    return [child for child in verb.children if child.dep_ in _SUBJ_DEPS]
 
 
 def _subject_within(verb: Any, span: tuple[int, int]) -> bool:
@@ -1293,10 +1299,10 @@ def _conjunct_subject(doc: Any, relation: Any) -> tuple[int, int] | None:
         return None
     if verb.i == 0 or verb.doc[verb.i - 1].dep_ != "cc":
         return None  # "… and made …": a conjunction joins the two predicates
-    if any(child.dep_ in _SUBJ_DEPS for child in verb.children):
+    if _subjects(verb):
         return None
     first = verb.head
-    subjects = [child for child in first.children if child.dep_ in _SUBJ_DEPS]
+    subjects = _subjects(first)
     if len(subjects) != 1 or first.pos_ not in ("VERB", "AUX"):
         return None
     subtree = list(subjects[0].subtree)

@@ -12,7 +12,8 @@ Phrases that name the same concept in different documents ("Interest rate hikes"
    "crop failure" / "crop failure in the region") needs ``SUBPHRASE_MARGIN`` less. Each phrase is
    compared with cluster *representatives* only, never with other members, so there
    are no transitive merge chains (A~B, B~C does not put A with C). Pairs that differ
-   in a number, a negation or an antonym ("type 1"/"type 2", "rise"/"fall") never merge.
+   in a number, a negation or an antonym ("type 1"/"type 2", "rise"/"fall") never merge,
+   nor does a thing with an event of it ("Norovirus" / "norovirus outbreak").
 
 Every merge is kept as a :class:`~sarg_integrations.schema.MergeRecord` and every edge
 keeps the triples (document and sentence) that support it.
@@ -119,14 +120,22 @@ def normalize_phrase(phrase: str) -> str:
 
 
 def _may_merge(a: str, b: str) -> bool:
-    """Whether two normal forms are allowed to merge at all (numbers, negation, antonyms).
+    """Whether two normal forms are allowed to merge at all.
+
+    Never when they differ in a number, a negation or an antonym, nor when one is the
+    other plus a new head word: "norovirus outbreak" is an event of the virus, "Kessa
+    reservoir created" one of the reservoir, not the thing itself.
 
     Example:
         >>> _may_merge("type 1 diabetes", "type 2 diabetes"), _may_merge("rate hike", "rate cut")
         (False, False)
+        >>> _may_merge("norovirus", "norovirus outbreak")
+        False
         >>> _may_merge("interest rate hike", "rate hike")
         True
     """
+    if _adds_a_head(a.split(), b.split()):
+        return False
     wa, wb = set(a.split()), set(b.split())
     if {w for w in wa if any(c.isdigit() for c in w)} != {
         w for w in wb if any(c.isdigit() for c in w)
@@ -153,6 +162,19 @@ def _head(words: list[str]) -> str:
         if word in _PREPOSITIONS:
             return words[i - 1]
     return words[-1]
+
+
+def _adds_a_head(wa: list[str], wb: list[str]) -> bool:
+    """Whether one phrase holds all the other's words and a head word of its own.
+
+    Example:
+        >>> _adds_a_head(["insulin"], ["insulin", "production"])
+        True
+        >>> _adds_a_head(["rate", "hike"], ["interest", "rate", "hike"])
+        False
+    """
+    sa, sb = set(wa), set(wb)
+    return (sa < sb or sb < sa) and _head(wa) != _head(wb)
 
 
 def _is_head_subphrase(a: str, b: str) -> bool:
@@ -289,12 +311,15 @@ def resolve_entities(
         for key, forms in by_key.items()
         for surface in forms
     }
-    records = [
-        MergeRecord(
-            rep_surface[representative_of[key]], _canonical_surface(by_key[key]), "embedding", sim
-        )
-        for key, sim in merged
-    ]
+    records = []
+    for key, sim in merged:
+        node = rep_surface[representative_of[key]]
+        alias = _canonical_surface(by_key[key])
+        if alias == node:
+            # The cluster took the merged phrase's name ("norovirus outbreak", more
+            # specific than "Norovirus"): what it absorbed is the representative.
+            alias = _canonical_surface(by_key[representative_of[key]])
+        records.append(MergeRecord(node, alias, "embedding", sim))
     key_of = {surface: key for key, forms in by_key.items() for surface in forms}
     for surface, node in sorted(node_of.items()):
         if surface != node and key_of[surface] == key_of[node]:

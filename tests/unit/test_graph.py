@@ -124,6 +124,29 @@ def test_head_sharing_subphrase_merges_with_a_small_margin():
     assert node_of["insulin"] == "insulin"
 
 
+def test_a_phrase_plus_a_head_word_of_its_own_never_merges_with_it():
+    # An event of a thing ("norovirus outbreak", "Kessa reservoir created") is not the
+    # thing ("Norovirus"), however close the embeddings.
+    for thing, event in [("Norovirus", "norovirus outbreak"), ("Kessa reservoir", "Kessa reservoir created")]:
+        table = {thing: _unit(0), event: _unit(0)}
+        node_of, merges = resolve_entities([thing, event], embedder=TableEmbedder(table), merge_threshold=0.5)
+        assert node_of[thing] != node_of[event]
+        assert merges == []
+    table = {"rate hike": _unit(0), "interest rate hike": _unit(0)}  # same head: merges
+    node_of, _ = resolve_entities(["rate hike", "interest rate hike"], embedder=TableEmbedder(table))
+    assert node_of["rate hike"] == node_of["interest rate hike"]
+
+
+def test_an_embedding_merge_record_names_what_was_absorbed():
+    # "rate hike" is the representative (first in order), but the cluster is named by the
+    # more specific "steep rate hike": the record's alias is then "rate hike", never the
+    # node's own name.
+    table = {"rate hike": _unit(0), "steep rate hike": _unit(10)}
+    node_of, merges = resolve_entities(["rate hike", "steep rate hike"], embedder=TableEmbedder(table))
+    assert node_of["rate hike"] == "steep rate hike"
+    assert [(m.canonical, m.alias, m.method) for m in merges] == [("steep rate hike", "rate hike", "embedding")]
+
+
 def test_self_loops_after_resolution_are_dropped_and_counted():
     rg = build_reasoning_graph(
         [Triple("Rate hikes", "cause", "rate hike", document_id="d1"), Triple("x", "causes", "y", document_id="d1")]

@@ -164,17 +164,35 @@ def _head(words: list[str]) -> str:
     return words[-1]
 
 
+# Nouns that name a part or an amount of what follows them ("part of the plea deal",
+# "a wave of protests"): a head of this kind adds no concept of its own.
+_PARTITIVES = frozenset(
+    "part parts some most all rest series wave waves number lot lots kind type form piece "
+    "share bulk majority string spate".split()
+)
+
+
 def _adds_a_head(wa: list[str], wb: list[str]) -> bool:
     """Whether one phrase holds all the other's words and a head word of its own.
+
+    Words are compared in the singular; a partitive head ("part of …") is none.
 
     Example:
         >>> _adds_a_head(["insulin"], ["insulin", "production"])
         True
+        >>> _adds_a_head(["walkouts"], ["walkouts", "needed"])
+        True
         >>> _adds_a_head(["rate", "hike"], ["interest", "rate", "hike"])
         False
+        >>> _adds_a_head(["plea", "deal"], ["part", "of", "plea", "deal"])
+        False
     """
-    sa, sb = set(wa), set(wb)
-    return (sa < sb or sb < sa) and _head(wa) != _head(wb)
+    sa, sb = {_singular(w) for w in wa}, {_singular(w) for w in wb}
+    if not (sa < sb or sb < sa):
+        return False
+    head_a, head_b = _head(wa), _head(wb)
+    longer_head = head_b if len(sb) > len(sa) else head_a
+    return _singular(head_a) != _singular(head_b) and longer_head not in _PARTITIVES
 
 
 def _is_head_subphrase(a: str, b: str) -> bool:

@@ -132,9 +132,11 @@ def test_a_phrase_plus_a_head_word_of_its_own_never_merges_with_it():
         node_of, merges = resolve_entities([thing, event], embedder=TableEmbedder(table), merge_threshold=0.5)
         assert node_of[thing] != node_of[event]
         assert merges == []
-    table = {"rate hike": _unit(0), "interest rate hike": _unit(0)}  # same head: merges
-    node_of, _ = resolve_entities(["rate hike", "interest rate hike"], embedder=TableEmbedder(table))
-    assert node_of["rate hike"] == node_of["interest rate hike"]
+    # Same head, or a partitive head ("part of …"): the same thing, so they merge.
+    for short, long in [("rate hike", "interest rate hike"), ("plea deal", "part of the plea deal")]:
+        table = {short: _unit(0), long: _unit(0)}
+        node_of, _ = resolve_entities([short, long], embedder=TableEmbedder(table))
+        assert node_of[short] == node_of[long]
 
 
 def test_an_embedding_merge_record_names_what_was_absorbed():

@@ -573,6 +573,7 @@ def _update_context(ctx: _Context, sent: Span, last_effect: _Phrase | None) -> N
 
 
 _FUNCTION_POS = frozenset({"ADP", "DET", "PUNCT", "CCONJ", "SCONJ", "PART", "AUX", "SPACE"})
+_MODIFIER_POS = frozenset({"ADV", "ADJ", "INTJ"})
 # Dependents that modify a verb as a measure, time or manner, not as one of its arguments.
 _ADVERBIAL_DEPS = frozenset({"npadvmod", "advmod", "tmod"})
 # Verbs of saying, thinking and deciding name nothing by themselves ("experts say",
@@ -686,6 +687,10 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         roots,
         key=lambda t: (
             t.pos_ not in _FUNCTION_POS,
+            # an adjective whose noun lies outside the span is a modifier cut from it:
+            # "A severe frost damaged …", parsed with "severe" on the object and "frost"
+            # as a measure of the verb, is named "severe frost", not "severe"
+            t.dep_ != "amod",
             t.dep_ not in _ADVERBIAL_DEPS,
             sum(1 for s in t.subtree if s.i in inside),
             -t.i,
@@ -716,5 +721,9 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
     while picked and first - 1 in others and len(picked) < budget:
         first -= 1
         picked.append(span.doc[first])
+    if len(picked) == 1 and picked[0].pos_ in _MODIFIER_POS:
+        # "rapidly", "further", "very": a lone modifier names nothing the graph could
+        # resolve or link (a tagger span that caught only a modifier of the verb)
+        return ""
     text = _render(_fill_gaps(picked, span.doc)) if picked else ""
     return text or _render(tokens[:budget])

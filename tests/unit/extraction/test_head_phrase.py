@@ -199,3 +199,22 @@ def test_head_phrase_keeps_who_did_an_action_named_by_a_noun(
 )
 def test_head_phrase_keeps_a_hyphenated_word_whole(nlp, sentence: str, expected: str) -> None:
     assert name(nlp, sentence) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # The small parser hangs "severe" on the object and "frost" on the verb: the
+        # adjective cut from its noun is no root of the name.
+        ("[A severe frost] damaged coffee plantations in the highlands of Minas.", "severe frost"),
+        # A quantity word standing for a noun ("most of …") is an argument, not a modifier.
+        ("The flood destroyed [most of the library's textbooks] and closed the building.",
+         "most of the library's textbooks"),
+        # A span that caught only a modifier of the verb names nothing.
+        ("Mosquitoes bred [rapidly] in the stagnant pools.", ""),
+        ("But for [now], everyone involved should be searching for an amicable ending.", ""),
+        ("The small crop left the winery too [little] fruit.", ""),
+    ],
+)
+def test_head_phrase_names_no_modifier_cut_from_its_word(nlp, sentence: str, expected: str) -> None:
+    assert name(nlp, sentence) == expected

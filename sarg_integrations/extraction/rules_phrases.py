@@ -721,9 +721,11 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
     while picked and first - 1 in others and len(picked) < budget:
         first -= 1
         picked.append(span.doc[first])
-    if len(picked) == 1 and picked[0].pos_ in _MODIFIER_POS:
-        # "rapidly", "further", "very": a lone modifier names nothing the graph could
-        # resolve or link (a tagger span that caught only a modifier of the verb)
-        return ""
     text = _render(_fill_gaps(picked, span.doc)) if picked else ""
+    if text and len(picked) == 1 and picked[0].pos_ in _MODIFIER_POS:
+        # "rapidly", "further", "very": a lone modifier names nothing the graph could
+        # resolve or link (a tagger span that caught only a modifier of the verb). A
+        # lone verb ("arrested") stays: CNC's annotators read those spans as causes and
+        # effects (4 of its dev pairs), though the name is poor.
+        return ""
     return text or _render(tokens[:budget])

@@ -675,9 +675,12 @@ def _subject_widened(
         return span
     phrase = list(subject.subtree)
     start, end = phrase[0].idx, phrase[-1].idx + len(phrase[-1])
-    # Only words that modify the verb may stand between the subject and the argument
-    # ("fuel prices *soon* jumped").
-    if any(t.dep_ not in ("advmod", "aux", "neg") for t in doc[phrase[-1].i + 1 : tokens.start]):
+    # Only words that modify the verb or its auxiliaries may stand between the subject
+    # and the argument ("fuel prices *soon* jumped", "households *were* overcharged").
+    if any(
+        t.dep_ not in ("advmod", "aux", "auxpass", "neg")
+        for t in doc[phrase[-1].i + 1 : tokens.start]
+    ):
         return span
     if any(o is not None and o[0] < end and start < o[1] for o in others):
         return span

@@ -469,6 +469,15 @@ def test_an_argument_cut_from_its_subject_gets_it_back(tagger) -> None:
     assert [(t.cause, t.effect) for t in servers] == [("blaze", "servers")]
 
 
+def test_a_passive_argument_cut_from_its_subject_gets_it_back(tagger) -> None:
+    # "overcharged" named no one; the passive's subject sits before "were".
+    text = "Many households were overcharged, and complaints to the regulator tripled."
+    triples = tagger.extract(SourceDocument("d", text))
+    assert found(triples, "households overcharged", "complaints"), [
+        (t.cause, t.effect) for t in triples
+    ]
+
+
 def test_as_before_a_noun_phrase_is_a_role_not_a_reason(tagger) -> None:
     # "released as the lead single" was read as the single causing the release; across
     # a MuSiQue question's song paragraphs the shared "released" node then made a chain

@@ -1,7 +1,7 @@
 """Graph aggregation (paper Eq. 2) with entity resolution across documents.
 
 Phrases that name the same concept in different documents ("Interest rate hikes",
-"the interest-rate hike") become one node in two steps:
+"the interest-rate hike") become one node in three steps:
 
 1. **Normal form**: case, Unicode, hyphens, punctuation, leading articles and
    possessives, and the plural of the head word are folded
@@ -14,6 +14,9 @@ Phrases that name the same concept in different documents ("Interest rate hikes"
    are no transitive merge chains (A~B, B~C does not put A with C). Pairs that differ
    in a number, a negation or an antonym ("type 1"/"type 2", "rise"/"fall") never merge,
    nor does a thing with an event of it ("Norovirus" / "norovirus outbreak").
+3. **Bare head word**: a one-word name ("the blast") joins the one longer noun phrase
+   with that head word ("Saturday's gas blast in Yuanhua Coal Mine"), whose cosine with
+   it is low; with two such phrases nothing merges.
 
 Every merge is kept as a :class:`~sarg_integrations.schema.MergeRecord` and every edge
 keeps the triples (document and sentence) that support it.
@@ -195,6 +198,58 @@ def _adds_a_head(wa: list[str], wb: list[str]) -> bool:
     return _singular(head_a) != _singular(head_b) and longer_head not in _PARTITIVES
 
 
+# Verbs a clause-shaped node name may hold before its last word ("farmers *gave* up rice",
+# "mill *cut* output"); with any word in -ed / -ing they tell a clause from a noun phrase.
+_CLAUSE_VERBS = frozenset(
+    "cut cuts lost loses gave gives brought brings put puts hit hits set sets made makes "
+    "took takes sent sends left leaves kept keeps shut shuts drove drives rose rises fell "
+    "falls is are was were has have had".split()
+)
+
+
+def _names_a_clause(words: list[str]) -> bool:
+    """Whether a name holds a verb before its head word, so names an event, not its last
+    word: "farmers gave up rice" is no rice.
+
+    Example:
+        >>> _names_a_clause("dam blocked salmon".split()), _names_a_clause("late frost".split())
+        (True, False)
+    """
+    head = _head(words)
+    before = words[: words.index(head)]
+    return any(w in _CLAUSE_VERBS or (len(w) > 4 and w.endswith(("ed", "ing"))) for w in before)
+
+
+def _bare_head_merges(
+    keys: Sequence[str], representative_of: dict[str, str]
+) -> list[tuple[str, str]]:
+    """``(key, target)`` for each one-word representative whose word is the head of
+    exactly one longer representative noun phrase (never a clause's last word).
+
+    A definite "the blast" in one document names the blast another document tells in
+    full; when two longer names share the head, which one is meant is unknown and
+    nothing merges. Number, negation and antonym guards hold (:func:`_may_merge`).
+
+    Example:
+        >>> keys = ["blast", "saturday's gas blast in yuanhua coal mine", "police"]
+        >>> _bare_head_merges(keys, {k: k for k in keys})
+        [('blast', "saturday's gas blast in yuanhua coal mine")]
+    """
+    reps = [k for k in keys if representative_of[k] == k]
+    phrases = [r for r in reps if len(r.split()) > 1 and not _names_a_clause(r.split())]
+    found = []
+    for key in reps:
+        if len(key.split()) != 1:
+            continue
+        word = _singular(key)
+        heads = [
+            r for r in phrases if _singular(_head(r.split())) == word and _may_merge(key, r)
+        ]
+        if len(heads) == 1:
+            found.append((key, heads[0]))
+    return found
+
+
 def _is_head_subphrase(a: str, b: str) -> bool:
     """Whether one phrase is the other minus modifiers, keeping the same head word.
 
@@ -290,7 +345,7 @@ def resolve_entities(
     # Most mentioned keys first: they become the representatives.
     keys = sorted(by_key, key=lambda k: (-sum(by_key[k].values()), k))
     representative_of: dict[str, str] = {k: k for k in keys}
-    merged: list[tuple[str, float]] = []  # (key, similarity) of embedding merges
+    merged: list[tuple[str, float, str]] = []  # (key, similarity, method) of merges by meaning
     if embedder is not None and len(keys) > 1:
         # Embed each key's canonical surface form: those are the node ids, so the
         # matching stage finds their vectors in the cache instead of encoding again.
@@ -316,9 +371,16 @@ def resolve_entities(
                     break
             if best_j >= 0:
                 representative_of[key] = keys[best_j]
-                merged.append((key, round(best_sim, 4)))
+                merged.append((key, round(best_sim, 4), "embedding"))
             else:
                 is_rep[i] = True
+        # A bare head word ("the blast") is far in cosine from the long name of the one
+        # thing it refers to ("Saturday's gas blast in Yuanhua Coal Mine").
+        for key, target in _bare_head_merges(keys, representative_of):
+            for other in keys:
+                if representative_of[other] == key:
+                    representative_of[other] = target
+            merged.append((key, 1.0, "head"))
     # A node is named by the most frequent, then most specific, surface form of its cluster.
     cluster_forms: dict[str, Counter[str]] = defaultdict(Counter)
     for key, forms in by_key.items():
@@ -330,14 +392,14 @@ def resolve_entities(
         for surface in forms
     }
     records = []
-    for key, sim in merged:
+    for key, sim, method in merged:
         node = rep_surface[representative_of[key]]
         alias = _canonical_surface(by_key[key])
         if alias == node:
-            # The cluster took the merged phrase's name ("norovirus outbreak", more
-            # specific than "Norovirus"): what it absorbed is the representative.
+            # The cluster took the merged phrase's name ("steep rate hike", more specific
+            # than "rate hike"): what it absorbed is the representative.
             alias = _canonical_surface(by_key[representative_of[key]])
-        records.append(MergeRecord(node, alias, "embedding", sim))
+        records.append(MergeRecord(node, alias, method, sim))
     key_of = {surface: key for key, forms in by_key.items() for surface in forms}
     for surface, node in sorted(node_of.items()):
         if surface != node and key_of[surface] == key_of[node]:

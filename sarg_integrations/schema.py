@@ -146,9 +146,10 @@ class MergeRecord:
     Attributes:
         canonical: The node id that absorbed the alias.
         alias: The surface form that was merged.
-        method: ``"normalized"`` (same normal form) or ``"embedding"`` (cosine above
-            the merge threshold).
-        similarity: The cosine similarity for embedding merges, 1.0 for normal forms.
+        method: ``"normalized"`` (same normal form), ``"embedding"`` (cosine above
+            the merge threshold) or ``"head"`` (a one-word name joining the one longer
+            name with that head word: "blast" / "Saturday's gas blast in the mine").
+        similarity: The cosine similarity for embedding merges, 1.0 for the others.
     """
 
     canonical: str

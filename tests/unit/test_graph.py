@@ -149,6 +149,23 @@ def test_an_embedding_merge_record_names_what_was_absorbed():
     assert [(m.canonical, m.alias, m.method) for m in merges] == [("steep rate hike", "rate hike", "embedding")]
 
 
+def test_a_bare_head_word_joins_the_one_phrase_with_that_head():
+    # Far apart in cosine, but "the blast" is the blast the other document tells in full.
+    long = "Saturday's gas blast in Yuanhua Coal Mine"
+    table = {"the blast": _unit(0), long: _unit(60), "police": _unit(90)}
+    node_of, merges = resolve_entities(["the blast", long, "police"], embedder=TableEmbedder(table))
+    assert node_of["the blast"] == node_of[long] == long
+    assert [(m.canonical, m.alias, m.method) for m in merges] == [(long, "the blast", "head")]
+    # Two phrases with that head: which blast is meant is unknown.
+    table["third gas blast in Luweitan Colliery"] = _unit(120)
+    node_of, _ = resolve_entities(list(table), embedder=TableEmbedder(table))
+    assert node_of["the blast"] == "the blast"
+    # A clause's last word is no head: "farmers gave up rice" is no rice.
+    table = {"rice": _unit(0), "farmers gave up rice": _unit(60)}
+    node_of, _ = resolve_entities(list(table), embedder=TableEmbedder(table))
+    assert node_of["rice"] == "rice"
+
+
 def test_self_loops_after_resolution_are_dropped_and_counted():
     rg = build_reasoning_graph(
         [Triple("Rate hikes", "cause", "rate hike", document_id="d1"), Triple("x", "causes", "y", document_id="d1")]

@@ -590,6 +590,7 @@ def _preposition_cues(sent: Span) -> Iterator[_Candidate]:
             yield from _left_by_event(tok)
         if tok.dep_ == "prep":
             yield from _legal_reason(tok)
+            yield from _protest_target(tok)
 
 
 # Punishments and charges, and the prepositions that name their offence: "arrested *for*
@@ -624,6 +625,28 @@ def _legal_reason(prep: Token) -> Iterator[_Candidate]:
     if obj.lemma_.lower() in _NOT_OFFENCES or obj.lower_ in _NOT_OFFENCES:
         return
     if any(t.like_num for t in obj.subtree):
+        return
+    yield from _prep_candidate([prep], _Cue("causes", _C))
+
+
+# Protests, and the verbs of protesting, whose "against" names what they protest.
+_PROTESTS = frozenset({
+    "protest", "demonstrate", "demonstration", "rally", "strike", "march", "agitate",
+    "agitation", "campaign", "riot", "boycott", "revolt", "rebel", "rebellion", "uprising",
+    "walkout", "outcry", "backlash", "picket", "dharna", "bandh", "hartal", "sit-in",
+})
+
+
+def _protest_target(prep: Token) -> Iterator[_Candidate]:
+    """A protest and what it is against: "2,000 protesters held demonstrations *against*
+    the meeting", "workers went on strike *against* the new rules" (the meeting, the rules
+    is the cause; CNC marks such pairs). Only a protest or a verb of protesting
+    (:data:`_PROTESTS`) with its own "against", and a target that is a noun, not a
+    pronoun ("rallied against them") or an amount."""
+    if prep.lower_ != "against" or prep.head.lemma_.lower() not in _PROTESTS:
+        return
+    obj = _prep_object(prep)
+    if obj is None or obj.pos_ not in ("NOUN", "PROPN") or obj.like_num:
         return
     yield from _prep_candidate([prep], _Cue("causes", _C))
 

@@ -447,6 +447,41 @@ def test_a_punishment_reads_no_offence_in_a_term_or_a_pronoun(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # CNC marks what a protest is against as its cause.
+        ("The employees are agitating against the negative attitude of the state government.",
+         ("negative attitude of state government", "employees agitating")),
+        ("Uighur groups say the clashes are a desperate protest against religious oppression.",
+         ("religious oppression", "desperate protest")),
+        ("Protesters were rallying against cross-border traders.",
+         ("cross-border traders", "protesters rallying")),
+    ],
+)
+def test_what_a_protest_is_against_is_its_cause(
+    extractor: RuleBasedExtractor, text: str, expected: tuple[str, str]
+) -> None:
+    got = {(c.lower(), e.lower()) for c, _, e in triples_of(extractor, text)}
+    assert expected in got
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The committee voted against the bill.",  # no protest
+        "Fans rallied against them.",  # a pronoun names nothing
+        "Workers went on strike against 2019.",  # an amount or a year
+    ],
+)
+def test_against_reads_no_cause_without_a_protest_and_a_noun(
+    extractor: RuleBasedExtractor, text: str
+) -> None:
+    assert triples_of(extractor, text) == set()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
     "text",
     [
         "He was killed in Baghdad in 2004.",  # a place and a time, not events

@@ -595,6 +595,12 @@ _CLAUSE_DEPS = frozenset(
 )
 
 
+def _governs(prep: Token, inside: set[int]) -> bool:
+    """Whether ``prep`` is a preposition whose object is a noun inside the span."""
+    obj = _prep_object(prep) if prep.pos_ == "ADP" else None
+    return obj is not None and obj.i in inside and obj.pos_ in ("NOUN", "PROPN")
+
+
 def _mistagged_noun(tok: Token) -> bool:
     """A "verb" in a noun's place with no clause of its own: the small tagger's reading
     of nouns such as "surge", "cut" or "spike" ("the storm surge" → ``storm <- surge``).
@@ -683,10 +689,20 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
     # of the verb outside, not the name), an argument before an adverbial ("the killings
     # of seven villagers 20 kilometres from Kisangani": "kilometres" hangs on the verb
     # outside as a measure), then the one governing most of the span.
+    # A span that opens with a preposition and its noun, then runs on into a clause of
+    # its own ("[against the meeting and clashed with police]"), is named by that noun.
+    opening = (
+        roots[0]
+        if len(roots) > 1
+        and _governs(roots[0], inside)
+        and all(t.dep_ in ("conj", "cc", "punct") for t in roots[1:])
+        else None
+    )
     root = max(
         roots,
         key=lambda t: (
-            t.pos_ not in _FUNCTION_POS,
+            t.pos_ not in _FUNCTION_POS or t is opening,
+            not (opening is not None and t.dep_ == "conj"),
             # an adjective whose noun lies outside the span is a modifier cut from it:
             # "A severe frost damaged …", parsed with "severe" on the object and "frost"
             # as a measure of the verb, is named "severe frost", not "severe"
@@ -697,6 +713,8 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         ),
     )
     outside = frozenset(t.i for t in span.doc if t.i not in inside)
+    if root is opening:
+        root = _prep_object(root)
     for _ in range(2):  # "officials said [experts expect [X to Y]]"
         reported = _reported_clause(root, inside)
         if reported is None:

@@ -214,7 +214,12 @@ def test_head_phrase_keeps_a_hyphenated_word_whole(nlp, sentence: str, expected:
         ("Mosquitoes bred [rapidly] in the stagnant pools.", ""),
         ("But for [now], everyone involved should be searching for an amicable ending.", ""),
         ("The small crop left the winery too [little] fruit.", ""),
+        # A span that opens with a preposition and its noun and runs on into a clause of
+        # its own is named by the noun.
+        ("On Saturday, protesters held demonstrations [against the meeting and clashed with "
+         "police].", "meeting"),
+        ("A late frost killed [the young buds on the Castell vineyards].", "young buds"),
     ],
 )
-def test_head_phrase_names_no_modifier_cut_from_its_word(nlp, sentence: str, expected: str) -> None:
+def test_head_phrase_skips_cut_modifiers_and_run_on_clauses(nlp, sentence: str, expected: str) -> None:
     assert name(nlp, sentence) == expected

@@ -150,7 +150,7 @@ def _may_merge(a: str, b: str) -> bool:
 
 
 _PREPOSITIONS = frozenset(
-    "in of for at on among during across within by from to into over under with".split()
+    "in of for at on among during across within by from to into over under with against".split()
 )
 
 
@@ -203,7 +203,10 @@ def _adds_a_head(wa: list[str], wb: list[str]) -> bool:
 _CLAUSE_VERBS = frozenset(
     "cut cuts lost loses gave gives brought brings put puts hit hits set sets made makes "
     "took takes sent sends left leaves kept keeps shut shuts drove drives rose rises fell "
-    "falls is are was were has have had".split()
+    "falls held holds led leads met paid said told won began broke built bought caught came "
+    "did drew got grew knew laid ran saw sold spent stood struck threw went wrote fled "
+    "fought found fed shot sank froze stole swept tore blew dug "
+    "is are was were has have had".split()
 )
 
 

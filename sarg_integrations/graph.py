@@ -211,16 +211,23 @@ _CLAUSE_VERBS = frozenset(
 
 
 def _names_a_clause(words: list[str]) -> bool:
-    """Whether a name holds a verb before its head word, so names an event, not its last
-    word: "farmers gave up rice" is no rice.
+    """Whether a name holds a verb up to its head word, so names an event, not its last
+    word: "farmers gave up rice" is no rice, "first solo album released" no release.
 
     Example:
         >>> _names_a_clause("dam blocked salmon".split()), _names_a_clause("late frost".split())
         (True, False)
     """
     head = _head(words)
-    before = words[: words.index(head)]
-    return any(w in _CLAUSE_VERBS or (len(w) > 4 and w.endswith(("ed", "ing"))) for w in before)
+    return any(_verb_like(w) for w in words[: words.index(head) + 1])
+
+
+def _verb_like(word: str) -> bool:
+    """Whether a word reads as a verb form: an irregular one of :data:`_CLAUSE_VERBS`, or
+    a past or a participle ("released", "flooding"; not "speed" or "ring")."""
+    return word in _CLAUSE_VERBS or (
+        len(word) > 4 and word.endswith(("ed", "ing")) and not word.endswith("eed")
+    )
 
 
 def _bare_head_merges(
@@ -242,7 +249,7 @@ def _bare_head_merges(
     phrases = [r for r in reps if len(r.split()) > 1 and not _names_a_clause(r.split())]
     found = []
     for key in reps:
-        if len(key.split()) != 1:
+        if len(key.split()) != 1 or _verb_like(key):
             continue
         word = _singular(key)
         heads = [

@@ -160,10 +160,12 @@ def test_a_bare_head_word_joins_the_one_phrase_with_that_head():
     table["third gas blast in Luweitan Colliery"] = _unit(120)
     node_of, _ = resolve_entities(list(table), embedder=TableEmbedder(table))
     assert node_of["the blast"] == "the blast"
-    # A clause's last word is no head: "farmers gave up rice" is no rice.
-    table = {"rice": _unit(0), "farmers gave up rice": _unit(60)}
-    node_of, _ = resolve_entities(list(table), embedder=TableEmbedder(table))
-    assert node_of["rice"] == "rice"
+    # A clause's last word is no head: "farmers gave up rice" is no rice, and a verb
+    # names no thing ("released" / "first solo album released").
+    for word, clause in [("rice", "farmers gave up rice"), ("released", "first solo album released")]:
+        table = {word: _unit(0), clause: _unit(60)}
+        node_of, _ = resolve_entities(list(table), embedder=TableEmbedder(table))
+        assert node_of[word] == word
 
 
 def test_self_loops_after_resolution_are_dropped_and_counted():

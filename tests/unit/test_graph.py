@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from fakes import HashingEmbedder
+
 from sarg_integrations.graph import build_reasoning_graph, normalize_phrase, resolve_entities
 from sarg_integrations.schema import Triple
 

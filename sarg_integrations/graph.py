@@ -14,9 +14,10 @@ Phrases that name the same concept in different documents ("Interest rate hikes"
    are no transitive merge chains (A~B, B~C does not put A with C). Pairs that differ
    in a number, a negation or an antonym ("type 1"/"type 2", "rise"/"fall") never merge,
    nor does a thing with an event of it ("Norovirus" / "norovirus outbreak").
-3. **Bare head word**: a one-word name ("the blast") joins the one longer noun phrase
-   with that head word ("Saturday's gas blast in Yuanhua Coal Mine"), whose cosine with
-   it is low; with two such phrases nothing merges.
+3. **Bare head word** (given an embedder, as step 2): a one-word name ("the blast") joins
+   the one longer noun phrase with that head word ("Saturday's gas blast in Yuanhua Coal
+   Mine"), whose cosine with it is low; with two such phrases, or with a verb form on
+   either side ("released", "flooding"), nothing merges.
 
 Every merge is kept as a :class:`~sarg_integrations.schema.MergeRecord` and every edge
 keeps the triples (document and sentence) that support it.

@@ -247,15 +247,16 @@ def _bare_head_merges(
         [('blast', "saturday's gas blast in yuanhua coal mine")]
     """
     reps = [k for k in keys if representative_of[k] == k]
-    phrases = [r for r in reps if len(r.split()) > 1 and not _names_a_clause(r.split())]
+    phrases_by_head: dict[str, list[str]] = defaultdict(list)
+    for rep in reps:
+        words = rep.split()
+        if len(words) > 1 and not _names_a_clause(words):
+            phrases_by_head[_singular(_head(words))].append(rep)
     found = []
     for key in reps:
         if len(key.split()) != 1 or _verb_like(key):
             continue
-        word = _singular(key)
-        heads = [
-            r for r in phrases if _singular(_head(r.split())) == word and _may_merge(key, r)
-        ]
+        heads = [r for r in phrases_by_head.get(_singular(key), []) if _may_merge(key, r)]
         if len(heads) == 1:
             found.append((key, heads[0]))
     return found

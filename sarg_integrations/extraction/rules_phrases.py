@@ -684,11 +684,6 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         return ""
     inside = {t.i for t in tokens}
     roots = [t for t in tokens if t.head.i not in inside or t.head.i == t.i]
-    # Of several roots (a span cut across the tree), a content word before a function
-    # word (in "the cooling systems at the plant" the prepositional phrase is a modifier
-    # of the verb outside, not the name), an argument before an adverbial ("the killings
-    # of seven villagers 20 kilometres from Kisangani": "kilometres" hangs on the verb
-    # outside as a measure), then the one governing most of the span.
     # A span that opens with a preposition and its noun, then runs on into a clause of
     # its own ("[against the meeting and clashed with police]"), is named by that noun.
     opening = (
@@ -698,23 +693,28 @@ def head_phrase(span: Span, budget: int = MAX_PHRASE_TOKENS) -> str:
         and all(t.dep_ in ("conj", "cc", "punct") for t in roots[1:])
         else None
     )
-    root = max(
-        roots,
-        key=lambda t: (
-            t.pos_ not in _FUNCTION_POS or t is opening,
-            not (opening is not None and t.dep_ == "conj"),
-            # an adjective whose noun lies outside the span is a modifier cut from it:
-            # "A severe frost damaged …", parsed with "severe" on the object and "frost"
-            # as a measure of the verb, is named "severe frost", not "severe"
-            t.dep_ != "amod",
-            t.dep_ not in _ADVERBIAL_DEPS,
-            sum(1 for s in t.subtree if s.i in inside),
-            -t.i,
-        ),
-    )
+    if opening is not None:
+        root = _prep_object(opening)
+    else:
+        # Of several roots (a span cut across the tree), a content word before a function
+        # word (in "the cooling systems at the plant" the prepositional phrase is a
+        # modifier of the verb outside, not the name), an argument before an adverbial
+        # ("the killings of seven villagers 20 kilometres from Kisangani": "kilometres"
+        # hangs on the verb outside as a measure), then the one governing most of the span.
+        root = max(
+            roots,
+            key=lambda t: (
+                t.pos_ not in _FUNCTION_POS,
+                # an adjective whose noun lies outside the span is a modifier cut from it:
+                # "A severe frost damaged …", parsed with "severe" on the object and
+                # "frost" as a measure of the verb, is named "severe frost", not "severe"
+                t.dep_ != "amod",
+                t.dep_ not in _ADVERBIAL_DEPS,
+                sum(1 for s in t.subtree if s.i in inside),
+                -t.i,
+            ),
+        )
     outside = frozenset(t.i for t in span.doc if t.i not in inside)
-    if root is opening:
-        root = _prep_object(root)
     for _ in range(2):  # "officials said [experts expect [X to Y]]"
         reported = _reported_clause(root, inside)
         if reported is None:

@@ -220,13 +220,18 @@ class EntryNode:
 
     Attributes:
         node: The node id.
-        similarity: The highest cosine similarity between the node and any key phrase.
-        keyphrase: The key phrase that gave that similarity.
+        similarity: The highest cosine similarity between the node and any key phrase,
+            or, when ``span`` is set, between that span and the whole query.
+        keyphrase: The key phrase closest to the node's name.
+        span: The clause the node was read from (a triple's whole cause or effect span)
+            when it matched the query better than the short name did, above τ (see
+            ``SARGConfig.match_spans``); else empty.
     """
 
     node: str
     similarity: float
     keyphrase: str
+    span: str = ""
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import pytest
 
 from sarg_integrations import SARGConfig, SARGPipeline
 from sarg_integrations.io import DEMO_QUESTIONS, load_demo_corpus
+from sarg_integrations.schema import SourceDocument
 
 pytestmark = pytest.mark.slow
 
@@ -62,3 +63,22 @@ def test_generic_spo_schema_makes_a_denser_graph(pipeline):
     reasoning = pipeline.run(DEMO_QUESTIONS[0], load_demo_corpus())
     generic = spo.run(DEMO_QUESTIONS[0], load_demo_corpus())
     assert generic.graph.number_of_edges > reasoning.graph.number_of_edges
+
+
+def test_an_asked_event_named_without_the_question_words_is_entered_by_its_clause(pipeline):
+    # The rally's node is named "strong rally nearing end": the peso is trimmed away, and
+    # the name alone is under tau for the question. Its clause restates the question.
+    docs = [
+        SourceDocument("rally", "A strong rally by the Philippine peso may be nearing its end after the US Federal Reserve raised its benchmark interest rates."),
+        SourceDocument("remit", "The peso has been hovering at two-and-a-half-year highs against the dollar, boosted by brisk remittances from Filipinos abroad."),
+        SourceDocument("prices", "The central bank chief said the Fed move was not likely to push consumer prices up sharply."),
+    ]
+    question = "Why is the Philippine peso possibly nearing its end?"
+    result = pipeline.run(question, docs)
+    (rally,) = [e for e in result.entry_nodes if e.span]
+    assert rally.span == "A strong rally by the Philippine peso may be nearing its end"
+    assert rally.similarity > 0.5
+    assert any(c.nodes[0] == rally.node and "Federal Reserve" in c.nodes[-1] for c in result.chains)
+    names_only = SARGPipeline(SARGConfig(match_spans=False), embedder=pipeline.embedder.embedder).run(question, docs)
+    assert rally.node not in {e.node for e in names_only.entry_nodes}
+    assert not any("Federal Reserve" in n for c in names_only.chains for n in c.nodes)

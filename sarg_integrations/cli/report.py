@@ -43,9 +43,8 @@ def report_lines(result: SARGResult, *, show_prompt: bool = False) -> list[str]:
     tau = f" (similarity > {threshold})" if threshold is not None else ""
     lines.append(f"Entry nodes{tau}:" + ("" if result.entry_nodes else " (none)"))
     for entry in result.entry_nodes:
-        lines.append(
-            f"  - {entry.node}  [similarity {entry.similarity:.3f}, key phrase {entry.keyphrase!r}]"
-        )
+        matched = f"its clause {entry.span!r}" if entry.span else f"key phrase {entry.keyphrase!r}"
+        lines.append(f"  - {entry.node}  [similarity {entry.similarity:.3f}, {matched}]")
 
     lines.extend(_tasr_lines(result))
     lines.append("")

@@ -16,7 +16,12 @@ from sarg_integrations.direction import DirectionPredictor
 from sarg_integrations.embedding import Embedder, cosine_matrix
 from sarg_integrations.errors import ConfigError
 from sarg_integrations.graph import build_reasoning_graph
-from sarg_integrations.matching import KeyphraseExtractor, match_entry_nodes
+from sarg_integrations.matching import (
+    KeyphraseExtractor,
+    best_span_matches,
+    match_entry_nodes,
+    source_spans,
+)
 from sarg_integrations.schema import Direction, DirectionPrediction, SourceDocument, Triple
 from sarg_integrations.strategies.base import RunContext, Structure
 from sarg_integrations.traversal import (
@@ -87,10 +92,12 @@ class SARGStrategy:
 
         with ctx.stage("match") as summary:
             keyphrases = self.keyphrase_extractor.extract(query) if nodes else []
-            vectors = self.embedder.embed([query, *keyphrases, *nodes])
+            spans = source_spans(g) if cfg.match_spans else []
+            vectors = self.embedder.embed([query, *keyphrases, *nodes, *(s for _, s in spans)])
             query_vec = vectors[:1]
             phrase_vecs = vectors[1 : 1 + len(keyphrases)]
-            node_vecs = vectors[1 + len(keyphrases) :]
+            node_vecs = vectors[1 + len(keyphrases) : 1 + len(keyphrases) + len(nodes)]
+            span_vecs = vectors[1 + len(keyphrases) + len(nodes) :]
             entries = match_entry_nodes(
                 nodes,
                 node_vecs,
@@ -101,11 +108,13 @@ class SARGStrategy:
                 # falling back to the flat context (SARGConfig.entry_margin says why).
                 margin=cfg.entry_margin,
                 max_nodes=cfg.max_entry_nodes,
+                span_matches=best_span_matches(spans, span_vecs, query_vec[0]) if spans else None,
             )
             lowered = bool(entries) and entries[0].similarity <= cfg.similarity_threshold
             summary.update(
                 keyphrases=list(keyphrases),
                 entry_nodes=[(e.node, round(e.similarity, 4)) for e in entries],
+                entry_spans={e.node: e.span for e in entries if e.span},
                 entry_threshold_lowered=lowered,
             )
 

@@ -12,8 +12,8 @@ from sarg_integrations import SARGConfig
 from sarg_integrations.direction import CueWordDirectionClassifier, FixedDirection
 from sarg_integrations.embedding import CachedEmbedder
 from sarg_integrations.errors import ConfigError, InputError
-from sarg_integrations.matching import match_entry_nodes
-from sarg_integrations.schema import Direction, SARGResult, to_jsonable
+from sarg_integrations.matching import best_span_matches, match_entry_nodes, source_spans
+from sarg_integrations.schema import Direction, SARGResult, Triple, to_jsonable
 
 
 @pytest.mark.parametrize(
@@ -29,6 +29,7 @@ from sarg_integrations.schema import Direction, SARGResult, to_jsonable
         ("evidence", "all", "use one of: document, sentences"),
         ("direction", "sideways", "use one of: forward, backward, bidirectional"),
         ("max_entry_nodes", 0, "max_entry_nodes=0"),
+        ("match_spans", "yes", "match_spans='yes' must be True or False"),
     ],
 )
 def test_bad_config_names_field_value_and_range(field, value, message):
@@ -93,6 +94,48 @@ def test_match_entry_nodes_threshold_is_strict_and_sorted():
     assert [(e.node, e.keyphrase) for e in entries] == [("a", "p1"), ("b", "p1")]
     assert match_entry_nodes(nodes, node_vecs, ["p1"], phrase_vecs[:1], threshold=0.5, max_nodes=1)[0].node == "a"
     assert match_entry_nodes([], np.zeros((0, 2)), ["p"], phrase_vecs[:1]) == []
+
+
+def test_a_node_matches_on_its_clause_only_above_tau_and_above_its_name():
+    nodes = ["rally nearing end", "rates", "weather"]
+    node_vecs = np.array([[0.0, 1.0], [0.9, 0.436], [0.0, 1.0]])
+    phrase_vecs = np.array([[1.0, 0.0]])
+    spans = {
+        "rally nearing end": (0.8, "a rally by the peso may be nearing its end"),  # lifted over tau
+        "rates": (0.85, "the Fed raised rates"),  # the name is closer (0.9): it stays
+        "weather": (0.45, "the weather turned"),  # under tau: no near miss either
+    }
+    entries = match_entry_nodes(nodes, node_vecs, ["peso"], phrase_vecs, threshold=0.5, margin=0.1, span_matches=spans)
+    assert [(e.node, round(e.similarity, 2), e.span) for e in entries] == [
+        ("rates", 0.9, ""),
+        ("rally nearing end", 0.8, "a rally by the peso may be nearing its end"),
+    ]
+    assert entries[1].keyphrase == "peso"
+    # A clause under tau never seeds the search as a near miss: only names do.
+    none_above = {"weather": (0.48, "the weather turned")}
+    low = match_entry_nodes(["weather"], np.array([[0.0, 1.0]]), ["p"], phrase_vecs, threshold=0.5, margin=0.05, span_matches=none_above)
+    assert low == []
+
+
+def test_source_spans_and_the_best_clause_per_node():
+    hike = Triple("Fed raised rates", "causes", "rally nearing end", cause_text="the Fed  raised rates", effect_text="a rally may be nearing its end")
+    again = Triple("Fed raised rates", "causes", "rally nearing end", cause_text="Fed raised rates", effect_text="")
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    graph.add_edge(hike.cause, hike.effect, triples=[hike, again])
+    # Whitespace is normalised; a span equal to the name and an empty span add nothing.
+    assert source_spans(graph) == [("Fed raised rates", "the Fed raised rates"), ("rally nearing end", "a rally may be nearing its end")]
+    spans = [("a", "first"), ("a", "second"), ("b", "third")]
+    vectors = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
+    best = best_span_matches(spans, vectors, np.array([0.0, 2.0]))
+    assert {k: (round(v, 2), s) for k, (v, s) in best.items()} == {"a": (0.8, "second"), "b": (1.0, "third")}
+    assert best_span_matches([], np.zeros((0, 2)), np.array([1.0, 0.0])) == {}
+
+
+def test_the_paper_setting_matches_names_only():
+    assert SARGConfig().match_spans is True
+    assert SARGConfig.paper().match_spans is False
 
 
 def test_cached_embedder_counts_and_bounds():

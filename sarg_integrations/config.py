@@ -104,7 +104,7 @@ class SARGConfig:
             τ: a name is a short head phrase and the question restates the clause ("Why
             is the peso nearing its end?" / "a strong rally by the Philippine peso may be
             nearing its end", named "strong rally nearing end"). On the 128 ESTER
-            questions answer in chains 55.5 → 57.8 % at the same answer recall; ``False``
+            questions answer in chains 55.5 → 59.4 % at the same answer recall; ``False``
             in :meth:`paper`, which matches names only.
         max_depth: Safety cap on hops per chain; the paper stops only at dead ends.
         max_entry_nodes: At most this many entry nodes (best similarity first) seed the

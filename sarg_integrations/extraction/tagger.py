@@ -863,6 +863,16 @@ def _time_or_amount(preposition: Any) -> bool:
 
 # Entity types whose inner words are a name's, never a signal.
 _NAME_ENTITIES = frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "FAC", "EVENT", "LAW"})
+# The head of a body's or an office's name that a lowercase preposition continues: "the
+# UN High *Commissioner for* Refugees", "the *Centers for* Disease Control", "the
+# *Ministry of* Defence" (the parser does not always tag them as entities).
+_NAMED_BODIES = frozenset(
+    "agency alliance association authority board bureau campaign center centers centre "
+    "coalition commission commissioner committee council court department envoy federation "
+    "foundation front fund institute league minister ministry movement office organisation "
+    "organization party programme program rapporteur secretary service society tribunal "
+    "trust union".split()
+)
 
 
 def _name_signal(doc: Any, relation: Any) -> bool:
@@ -871,20 +881,44 @@ def _name_signal(doc: Any, relation: Any) -> bool:
     nothing happened; the tagger read them as verbs. Read here as a name: every signal
     token lies inside an entity the parser names (an organisation, a product, …) after
     its first word, or is capitalised between two proper nouns in a sentence that is not
-    set in title case (a headline's "Iran Attack *Cuts* Saudi Output" keeps its verb).
+    set in title case (a headline's "Iran Attack *Cuts* Saudi Output" keeps its verb), or
+    is a lowercase preposition continuing a body's or an office's name ("UN High
+    Commissioner *for* Refugees"; "blasted Obama *for* Benghazi" stays a reason). An
+    argument that is the tail of such a name ("… Commissioner for *Refugees*") is none
+    either.
     ``doc`` is the sentence's spaCy parse."""
+    for span in (relation.cause, relation.effect):
+        tokens = _tokens(doc, span)
+        if tokens is not None and tokens.start > 0 and _continues_a_name(doc, doc[tokens.start - 1]):
+            return True  # the argument is the tail of a name: "… Commissioner for *Refugees*"
     signal = _signal_span(doc, relation)
     if signal is None:
         return False
     if all(t.ent_iob_ == "I" and t.ent_type_ in _NAME_ENTITIES for t in signal):
         return True
     first, last = signal[0], signal[-1]
+    if len(signal) == 1 and _continues_a_name(doc, first):
+        return True
     if first.i == 0 or last.i + 1 >= len(doc) or not all(t.is_title for t in signal):
         return False
     if doc[first.i - 1].pos_ != "PROPN" or doc[last.i + 1].pos_ != "PROPN":
         return False
     words = [t for t in doc if t.is_alpha]
     return sum(t.is_title for t in words) * 2 < len(words)
+
+
+def _continues_a_name(doc: Any, token: Any) -> bool:
+    """Whether ``token`` is a lowercase preposition inside a body's or an office's name,
+    between the name's head and a capitalised word: "the UN High Commissioner *for*
+    Refugees", "the Ministry *of* Defence"."""
+    return (
+        token.pos_ == "ADP"
+        and token.is_lower
+        and 0 < token.i < len(doc) - 1
+        and doc[token.i - 1].is_title
+        and doc[token.i - 1].lower_ in _NAMED_BODIES
+        and doc[token.i + 1].is_title
+    )
 
 
 def _aim_of_no_action(doc: Any, relation: Any) -> bool:

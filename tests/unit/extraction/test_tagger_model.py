@@ -518,6 +518,15 @@ def test_a_word_inside_a_name_is_no_signal(tagger) -> None:
     assert tagger.extract(SourceDocument("d", text)) == []
     headline = tagger.extract(SourceDocument("d", "Iran Attack Cuts Saudi Output By Half"))
     assert found(headline, "attack", "output")  # a headline's title-case verb is still one
+    # "for Refugees" continues an office's name (the parser tags no entity there); it was
+    # read as the reason villagers threw stones.
+    office = ("Villagers near the Zairean city of Kisangani threw stones Friday at vehicles of "
+              "the United Nations, Filipo Grandi, coordinator in eastern Zaire for the UN High "
+              "Commissioner for Refugees, told AFP.")
+    assert tagger.extract(SourceDocument("d", office)) == []
+    # A person is no body: what a person is blasted for stays a relation.
+    blame = tagger.extract(SourceDocument("d", "Critics blasted Obama for Benghazi."))
+    assert any(t.cause == "Benghazi" for t in blame)
 
 
 def test_a_headlines_plan_is_no_aim(tagger) -> None:

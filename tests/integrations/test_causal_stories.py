@@ -70,11 +70,11 @@ KNOWN_MISSES = {
     # 0.15 margin), and the bees, as a question for effects links the document stating the
     # asked event one step upstream of the chains' first node ("the region banned the
     # pesticide" / "After the ban, …").
-    # "Measles cases in Dunmore rose to 120" states no relation, and the protection
-    # document's effect is named "left many children": no node is near the question.
-    # Every chain document is in since the fallback takes the asked event's story
-    # (evidence.asked_event_story_evidence), but the prompt holds no chain.
-    "measles": "the asked event's document states no relation: the query falls back",
+    # Measles passes since the twenty-second session: "Measles cases in Dunmore rose to
+    # 120" states no relation and the protection document's effect is named "left many
+    # children", but that node's clause ("left many children without protection against
+    # measles") matches the question (SARGConfig.match_spans), so the prompt holds chains,
+    # not a fallback.
     # An eleventh set (pension, cholera, renko, orchestra, palu), written on 2026-12-03
     # and run once on the tenth set's code: pension, renko and orchestra passed. Two pass
     # since: the cholera story, as upstream a similar span may name a relation's event
@@ -113,10 +113,9 @@ KNOWN_MISSES = {
     # A fifteenth set (vettar, marlo, printer, wells, pell), written on 2026-12-03 after the
     # fourteenth set's changes and run once on that final code: marlo, printer and wells
     # passed.
-    # "The flood … destroyed the pumping station that supplied Vettar with drinking water":
-    # the node is "pumping station", without the town or the water, so no entry node
-    # matches the question and it falls back.
-    "vettar": "the pumping station's name drops its relative clause: no entry node, fallback",
+    # Vettar passes since the twenty-second session: the node "pumping station" drops
+    # the town and the water, but its clause ("the pumping station that supplied Vettar
+    # with drinking water") matches the question.
     # Pell passes since downstream a cause may name the open end's event by its relation
     # ("Pell County *cut* its library budget" / "*The cuts* forced …"), and the story
     # goes on from there (the students document is still misparsed).
@@ -194,20 +193,18 @@ KNOWN_MISSES = {
     # harvest failed" by world knowledge only (insects / locusts, crops / harvest).
     # "The replacement buses could not carry everyone, and long queues formed" states no
     # relation, and "late for work" is read as an aim.
-    # "As a result, Monday's newspapers reached shops in the afternoon": the cause is the
-    # previous document, and "The presses stood still" states no relation.
-    "norvik": "a cross-document 'As a result,' and a stopped press with no relation",
+    # Norvik passes since the twenty-second session: the node "power" is entered by its
+    # clause ("power to the Norvik printing plant on Sunday night"), and the fill brings the
+    # presses and the late papers ("As a result, …", "The presses stood still" state no
+    # relation of their own).
     # A twenty-second set (kilby, mossel, pirn, hollin, ravel), written on 2026-12-04 after
     # the cross-document antecedents (links.antecedent_documents) and run once on that
     # code: only kilby passed (1 of 5).
     # "The main lock … broke" / "Barges could no longer pass": world knowledge.
     "mossel": "'the lock broke' / 'barges could no longer pass' is world knowledge",
-    # The direction head read "Why was the Pirn ski resort closed in January?" as
-    # bidirectional (0.50 against backward 0.45), so the evidence took relevance alone.
-    # Since an unsure head follows the question's cue words, it is backward, and the
-    # fallback takes the closure document and its antecedent's story; no node is near the
-    # question, so the prompt holds no chain.
-    "pirn": "no node is near the question: the right documents, on fallback",
+    # Pirn passes since the twenty-second session: an unsure direction head follows the
+    # question's cue words (backward), and "most of snow" is entered by its clause, so the
+    # chains to the warm nights are in the prompt, not a fallback.
     # "A main sewer … collapsed" / "Engineers closed the High Street to dig up the broken
     # pipe": a sewer is a pipe by world knowledge, and "High Street" is a name.
     "hollin": "'sewer' / 'the broken pipe' is world knowledge: the query falls back",

@@ -108,7 +108,7 @@ class SARGStrategy:
                 # falling back to the flat context (SARGConfig.entry_margin says why).
                 margin=cfg.entry_margin,
                 max_nodes=cfg.max_entry_nodes,
-                span_matches=best_span_matches(spans, span_vecs, query_vec[0]) if spans else None,
+                span_matches=best_span_matches(spans, span_vecs, query_vec[0]),
             )
             lowered = bool(entries) and entries[0].similarity <= cfg.similarity_threshold
             summary.update(

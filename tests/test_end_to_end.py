@@ -82,3 +82,10 @@ def test_an_asked_event_named_without_the_question_words_is_entered_by_its_claus
     names_only = SARGPipeline(SARGConfig(match_spans=False), embedder=pipeline.embedder.embedder).run(question, docs)
     assert rally.node not in {e.node for e in names_only.entry_nodes}
     assert not any("Federal Reserve" in n for c in names_only.chains for n in c.nodes)
+    # Only a question asked one way is matched on clauses: read as asking for a link,
+    # the same question enters by names alone.
+    both_ways = SARGPipeline(
+        SARGConfig(direction="bidirectional"), embedder=pipeline.embedder.embedder
+    ).run(question, docs)
+    assert not any(e.span for e in both_ways.entry_nodes)
+    assert rally.node not in {e.node for e in both_ways.entry_nodes}

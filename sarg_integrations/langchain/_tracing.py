@@ -16,7 +16,7 @@ __all__ = ["CallbackStageObserver"]
 class CallbackStageObserver:
     """A :class:`~sarg_integrations.pipeline.StageObserver` reporting to LangChain callbacks.
 
-    Every stage (``extract``, ``load_models``, ``build``, ``match``, ``direction``,
+    Every stage (``extract``, ``load_models``, ``build``, ``direction``, ``match``,
     ``traverse``, ``compile``) starts a child chain run named after the stage under
     ``run_manager``, tagged ``sarg`` and ``sarg:<stage>``, and ends it with the stage's
     counters as outputs (or reports the stage's error). The async adapters pass the sync

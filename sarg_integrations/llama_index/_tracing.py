@@ -25,7 +25,7 @@ class SARGStageStartEvent(BaseEvent):
     """Emitted when a SARG stage starts, inside the stage's span.
 
     Args:
-        stage: ``extract``, ``load_models``, ``build``, ``match``, ``direction``,
+        stage: ``extract``, ``load_models``, ``build``, ``direction``, ``match``,
             ``traverse`` or ``compile``.
     """
 

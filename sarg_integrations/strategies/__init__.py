@@ -2,7 +2,7 @@
 
 * :class:`~sarg_integrations.strategies.base.Strategy`: the protocol (one method,
   ``structure(query, documents, triples, ctx) -> Structure``);
-* :class:`~sarg_integrations.strategies.sarg.SARGStrategy`: graph → match → direction →
+* :class:`~sarg_integrations.strategies.sarg.SARGStrategy`: graph → direction → match →
   beam search (the paper);
 * :class:`~sarg_integrations.tasr.TaSRStrategy`: decompose → type → step-wise matching
   (TaSR-RAG; in :mod:`sarg_integrations.tasr`).

@@ -1,4 +1,7 @@
-"""The SARG strategy: build → match → direction → traverse (paper §3.2–3.5).
+"""The SARG strategy: build → direction → match → traverse (paper §3.2–3.5).
+
+The direction (§3.4) is read before the match (§3.3) because the match uses it: only a
+question asked one way matches nodes on their clauses (``SARGConfig.match_spans``).
 
 Each stage is a pure function of its own module (:mod:`~sarg_integrations.graph`,
 :mod:`~sarg_integrations.matching`, :mod:`~sarg_integrations.direction`,
@@ -90,9 +93,24 @@ class SARGStrategy:
         g = graph.graph
         nodes = sorted(g.nodes)
 
+        # The direction is read first: only a question asked one way matches nodes on
+        # their clauses (see SARGConfig.match_spans).
+        query_vec = self.embedder.embed([query])
+        with ctx.stage("direction") as summary:
+            direction = self.direction(query, query_vec[0])
+            summary.update(
+                direction=direction.direction.value,
+                confidence=direction.confidence,
+                method=direction.method,
+            )
+
         with ctx.stage("match") as summary:
             keyphrases = self.keyphrase_extractor.extract(query) if nodes else []
-            spans = source_spans(g) if cfg.match_spans else []
+            spans = (
+                source_spans(g)
+                if cfg.match_spans and direction.direction is not Direction.BIDIRECTIONAL
+                else []
+            )
             vectors = self.embedder.embed([query, *keyphrases, *nodes, *(s for _, s in spans)])
             query_vec = vectors[:1]
             phrase_vecs = vectors[1 : 1 + len(keyphrases)]
@@ -116,14 +134,6 @@ class SARGStrategy:
                 entry_nodes=[(e.node, round(e.similarity, 4)) for e in entries],
                 entry_spans={e.node: e.span for e in entries if e.span},
                 entry_threshold_lowered=lowered,
-            )
-
-        with ctx.stage("direction") as summary:
-            direction = self.direction(query, query_vec[0] if len(query_vec) else None)
-            summary.update(
-                direction=direction.direction.value,
-                confidence=direction.confidence,
-                method=direction.method,
             )
 
         with ctx.stage("traverse") as summary:

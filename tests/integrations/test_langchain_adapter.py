@@ -42,7 +42,7 @@ from sarg_integrations.langchain import (  # noqa: E402
 )
 from sarg_integrations.prompting import serialize_chains  # noqa: E402
 
-STAGES = ["extract", "load_models", "build", "match", "direction", "traverse", "compile"]
+STAGES = ["extract", "load_models", "build", "direction", "match", "traverse", "compile"]
 
 
 def documents() -> list[Document]:

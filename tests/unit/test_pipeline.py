@@ -317,7 +317,7 @@ def test_observer_sees_every_stage_with_its_counters():
     observer = RecordingObserver()
     make().run("What does heavy rain lead to?", STORY, observer=observer)
     names = [e[1] for e in observer.events if e[0] == "start"]
-    assert names == ["extract", "load_models", "build", "match", "direction", "traverse", "compile"]
+    assert names == ["extract", "load_models", "build", "direction", "match", "traverse", "compile"]
     ends = {e[1]: e[2] for e in observer.events if e[0] == "end"}
     assert ends["extract"] == {"documents": 4, "documents_skipped": 1, "triples": 3}
     assert ends["build"]["nodes"] == 4

@@ -63,6 +63,7 @@ _COMPONENTS = (
     "entity_typer",
     "llm",
     "event_reader",
+    "profile_reader",
 )
 
 
@@ -123,6 +124,9 @@ class SARGSettings(_ConfigSettings):  # type: ignore[misc, valid-type]
     event_reader: Any = Field(default=None, exclude=True, description="Event reader.")
     """A :class:`~sarg_integrations.links.EventReader` telling documents that state an event
     from profiles; default the spaCy past-tense reader."""
+    profile_reader: Any = Field(default=None, exclude=True, description="Profile reader.")
+    """A :class:`~sarg_integrations.links.ProfileReader` telling profiles and general facts
+    from what happened; default the spaCy present-tense reader."""
     pipeline: Any = Field(default=None, exclude=True, description="A ready SARGPipeline.")
     """A ready :class:`~sarg_integrations.SARGPipeline` to share (instead of the settings)."""
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,8 @@ from sarg_integrations.links import (
     BRIDGE_MAX_MENTIONS,
     EventReader,
     PastTenseEventReader,
+    PresentTenseProfileReader,
+    ProfileReader,
     antecedent_documents,
     bridge_guided_selection,
     bridge_links,
@@ -43,6 +45,7 @@ from sarg_integrations.links import (
     documents_stating_open_causes,
     names_same_event,
     restates_key_phrase,
+    states_in_present,
 )
 from sarg_integrations.schema import (
     Direction,
@@ -52,6 +55,7 @@ from sarg_integrations.schema import (
     SourceDocument,
     Triple,
 )
+from sarg_integrations.traversal import _is_contiguous_subpath
 
 if TYPE_CHECKING:
     from sarg_integrations.config import SARGConfig
@@ -66,15 +70,18 @@ __all__ = [
     "COMPARES_RELATED_THINGS",
     "NO_ANCHORED_CHAINS",
     "NO_CHAINS_IN_EVIDENCE",
+    "NO_EVENT_CHAINS",
     "WEAK_ENTRY_MATCH",
     "CompiledEvidence",
     "anchored_chains",
     "asked_event_evidence",
     "asks_cause_or_effect",
     "asks_to_compare",
+    "asks_what_happened",
     "compares_related_things",
     "fill_follows_bridges",
     "backed_chains",
+    "chains_told_as_events",
     "asked_event_story_evidence",
     "chain_evidence",
     "continued_evidence",
@@ -217,7 +224,11 @@ def fill_follows_bridges(query: str) -> bool:
     return not asks_to_compare(query) or compares_related_things(query)
 
 
-_PRESENT_WHY = re.compile(r"^\W*why\s+(?:is|are|am|do|does|has|have)\b", re.IGNORECASE)
+# "Why has X been …" asks of a state; "why has X risen" of what happened (an event in
+# the present perfect).
+_PRESENT_WHY = re.compile(
+    r"^\W*why\s+(?:is|are|am|do|does|(?:has|have)\b[^?]*?\bbeen)\b", re.IGNORECASE
+)
 
 
 def asks_why_of_a_state(query: str) -> bool:
@@ -233,10 +244,109 @@ def asks_why_of_a_state(query: str) -> bool:
     Example:
         >>> asks_why_of_a_state("Why do six countries claim the Spratlys?")
         True
+        >>> asks_why_of_a_state("Why has Albania been gripped by instability?")
+        True
         >>> asks_why_of_a_state("Why did bread sales fall?"), asks_why_of_a_state("What is X?")
         (False, False)
+        >>> asks_why_of_a_state("Why have rents in the city risen so sharply?")
+        False
     """
     return _PRESENT_WHY.match(query) is not None
+
+
+_PAST_QUESTION = re.compile(
+    r"\b(?:did|was|were|had|happened|led|caused|resulted|prompted|triggered|forced)\b"
+    r"|^\W*why\s+(?:has|have)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_what_happened(query: str) -> bool:
+    """Whether ``query`` asks about something that happened: a past question ("Why did
+    …", "What happened after …", "What led to …") or one in the present perfect that
+    asks of no state ("Why have rents risen?", not "Why has X been …":
+    :func:`asks_why_of_a_state`).
+
+    Its answer is a story of events; a profile or a general fact ("Norovirus is a common
+    cause of stomach illness", "The dam was built in 1958 to supply the city") is no step
+    of it (:func:`chains_told_as_events`).
+
+    Example:
+        >>> asks_what_happened("Why did the school close?")
+        True
+        >>> asks_what_happened("What does a mutation in the gene lead to?")
+        False
+        >>> asks_what_happened("Why has Albania been gripped by instability?")
+        False
+    """
+    return _PAST_QUESTION.search(query) is not None and not asks_why_of_a_state(query)
+
+
+def chains_told_as_events(
+    chains: Sequence[ReasoningChain], in_present: Callable[[str], bool] | None = None
+) -> list[ReasoningChain]:
+    """``chains`` cut before their first hop whose sentences are all told in the present
+    (``in_present``, default :func:`~sarg_integrations.links.states_in_present`); a
+    chain left with no hop is dropped, and so is a cut chain that is a contiguous part of
+    another kept one. A cut chain keeps its score.
+
+    For a question about what happened (:func:`asks_what_happened`): a profile's or a
+    general fact's triple ("Hydroelectric power provides half of Nessland's
+    electricity", "Norovirus is a common cause of stomach illness") carries a chain
+    from the story into background, and brings that background into the prompt.
+
+    Example:
+        >>> from sarg_integrations.schema import ChainHop, RelationType
+        >>> def hop(a, b, sentence):
+        ...     return ChainHop(a, b, "causes", RelationType.CAUSAL, True, ("d",), (sentence,))
+        >>> chain = ReasoningChain(("failure", "power", "electricity"),
+        ...     (hop("failure", "power", "The failure cut power."),
+        ...      hop("power", "electricity", "Power provides electricity.")), 0.4,
+        ...     Direction.FORWARD)
+        >>> [c.nodes for c in chains_told_as_events([chain], lambda s: "provides" in s)]
+        [('failure', 'power')]
+    """
+    profile = in_present or states_in_present
+    kept: list[ReasoningChain] = []
+    was_cut: set[int] = set()
+    for chain in chains:
+        cut = next(
+            (
+                i
+                for i, hop in enumerate(chain.hops)
+                if any(hop.sentences) and all(profile(s) for s in hop.sentences if s)
+            ),
+            len(chain.hops),
+        )
+        if cut == len(chain.hops):
+            kept.append(chain)
+        elif cut > 0:
+            kept.append(replace(chain, nodes=chain.nodes[: cut + 1], hops=chain.hops[:cut]))
+            was_cut.add(id(kept[-1]))
+    # A cut chain that is part of another kept chain adds nothing (the first of equals stays).
+    told: list[ReasoningChain] = []
+    for chain in kept:
+        if id(chain) in was_cut and any(
+            other is not chain
+            and _is_contiguous_subpath(chain.nodes, other.nodes)
+            and (len(other.nodes) > len(chain.nodes) or id(other) not in was_cut or other in told)
+            for other in kept
+        ):
+            continue
+        told.append(chain)
+    return told
+
+
+def _memoised(test: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``test`` asked once per distinct text."""
+    seen: dict[str, bool] = {}
+
+    def memo(text: str) -> bool:
+        if text not in seen:
+            seen[text] = test(text)
+        return seen[text]
+
+    return memo
 
 
 def asks_to_compare(query: str) -> bool:
@@ -317,6 +427,11 @@ NO_ANCHORED_CHAINS = (
     "documents, so the evidence is filled by relevance"
 )
 
+NO_EVENT_CHAINS = (
+    "the query asks what happened, and every kept chain starts with a statement in the "
+    "present (a profile or a general fact), so the evidence is filled by relevance"
+)
+
 COMPARES_NAMED_THINGS = (
     "the query compares the things it names, whose documents answer it: the evidence is "
     "filled by relevance, and chains (causes and effects, not attributes) are left out"
@@ -363,6 +478,7 @@ def compile_evidence(
     entry_similarity: Mapping[str, float] | None = None,
     entry_documents: Mapping[str, Sequence[str]] | None = None,
     event_reader: EventReader | None = None,
+    profile_reader: ProfileReader | None = None,
 ) -> CompiledEvidence:
     """The evidence and the prompt: chains + their evidence (+ fill), or the flat context.
 
@@ -434,6 +550,11 @@ def compile_evidence(
         event_reader: Tells the documents that state an event from profiles (for
             :func:`asked_event_evidence`, :func:`linked_evidence` and
             :func:`source_evidence`).
+        profile_reader: Tells profiles and general facts from what happened (default
+            :class:`~sarg_integrations.links.PresentTenseProfileReader`): asked what
+            happened (:func:`asks_what_happened`), the budget policy cuts chains where a
+            hop is told only by such sentences (:func:`chains_told_as_events`) and links
+            no document through their triples.
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
@@ -470,6 +591,21 @@ def compile_evidence(
     else:
         asked_event: list[EvidencePassage] = []
         antecedents: dict[str, str] | None = None
+        if budget is not None and asks_what_happened(query):
+            # A profile or a general fact is no step of what happened: it neither carries
+            # a chain nor links a document to the story.
+            in_present = _memoised(
+                (profile_reader or PresentTenseProfileReader()).states_profile
+            )
+            if fallback_reason is None:
+                told = chains_told_as_events(chains, in_present)
+                stats["chains_through_profiles"] = len(chains) - sum(
+                    any(chain is kept for kept in told) for chain in chains
+                )
+                if chains and not told:
+                    fallback_reason = NO_EVENT_CHAINS
+                chains = told
+            triples = [t for t in triples if not (t.sentence and in_present(t.sentence))]
         if budget is not None and fallback_reason is None:
             antecedents = _antecedents(documents, embedder, event_reader)
             anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
@@ -520,7 +656,18 @@ def compile_evidence(
                 if entry_similarity is not None and (
                     max(entry_similarity.values(), default=-1.0) < WEAK_ENTRY_MATCH
                 ):
-                    evidence += _most_relevant(documents, evidence, relevance)
+                    # Asked what happened, the most relevant document that may be a step
+                    # of the story: a profile ("Bread is the most commonly eaten food in
+                    # Kaldoria") is none.
+                    steps = (
+                        event_documents(documents, evidence, event_reader)
+                        if asks_what_happened(query)
+                        else documents
+                    )
+                    evidence += _most_relevant(
+                        documents, evidence,
+                        {d.id: relevance[d.id] for d in steps if relevance and d.id in relevance},
+                    )
             elif fallback_reason is not None and causal:
                 evidence = asked_event_story_evidence(
                     query, documents, triples, relevance, direction, event_reader,

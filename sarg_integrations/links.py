@@ -49,12 +49,15 @@ __all__ = [
     "documents_linked_by_triples",
     "EventReader",
     "PastTenseEventReader",
+    "PresentTenseProfileReader",
+    "ProfileReader",
     "antecedent_documents",
     "continues_earlier_text",
     "documents_continuing_event",
     "documents_stating_open_causes",
     "names_same_event",
     "restates_key_phrase",
+    "states_in_present",
     "names_event",
     "node_words",
     "open_ends",
@@ -641,6 +644,18 @@ _STATE_FRAME = re.compile(
 )
 
 
+def _first_sentence(text: str, nlp: Any = None) -> Any:
+    """The first sentence of ``text`` parsed by ``nlp`` (default: the packaged spaCy
+    pipeline), or ``None`` for an empty text."""
+    if nlp is None:
+        from sarg_integrations._models import load_spacy
+
+        nlp = load_spacy()
+    # A lone surrogate (bytes decoded with "surrogateescape") would crash the parser.
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return next(iter(nlp(text.strip()).sents), None)
+
+
 def tells_past_event(text: str, nlp: Any = None) -> bool:
     """Whether the first sentence of ``text`` tells something that happened: its main
     verb in the past ("burned", "could not hire", "were cut", "has risen"), not a
@@ -668,13 +683,7 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         >>> tells_past_event("The ski slopes were bare grass.")
         False
     """
-    if nlp is None:
-        from sarg_integrations._models import load_spacy
-
-        nlp = load_spacy()
-    # A lone surrogate (bytes decoded with "surrogateescape") would crash the parser.
-    text = text.encode("utf-8", "replace").decode("utf-8")
-    sentence = next(iter(nlp(text.strip()).sents), None)
+    sentence = _first_sentence(text, nlp)
     if sentence is None or _HISTORY_DATE.search(sentence.text):
         return False
     # A past state told as an outcome is what happened: "As a result, two million
@@ -687,6 +696,54 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     return any(_past_verb(token) for token in sentence)
 
 
+def states_in_present(text: str, nlp: Any = None) -> bool:
+    """Whether the first sentence of ``text`` is told in the present: a verb in the present
+    ("provides", "is made") and none in the past ("cut", "was built in 1958", "had no
+    way"), in the present perfect ("has risen") or with a modal ("will seek", "could
+    not"). Profiles and general facts are told so ("Norovirus is a common cause of
+    stomach illness", "Hydroelectric power provides half of the electricity"); a looser test than :func:`tells_past_event`, which also reads dated
+    sentences and plain past states as history. ``nlp`` is a spaCy pipeline (default: the
+    packaged English one).
+
+    Example:
+        >>> states_in_present("Glass is made by melting sand.")
+        True
+        >>> states_in_present("The province banned wolf hunting in 2010.")
+        False
+        >>> states_in_present("Rents have climbed 35 percent in two years.")
+        False
+        >>> states_in_present("A water main burst under Tarrow Street on Monday.")
+        False
+    """
+    sentence = _first_sentence(text, nlp)
+    if sentence is None:
+        return False
+    # A past participle read without its auxiliary counts (:func:`_past_verb`: "shops on
+    # the high street closed by the summer" is parsed with a VBN root).
+    if any(
+        token.tag_ == "VBD" or token.tag_ == "MD" and token.lower_ in _PAST_MODALS
+        or token.dep_ == "aux" and token.lemma_ == "have"  # "have been patrolling"
+        or _bare_past(token)
+        or _past_verb(token)
+        for token in sentence
+    ):
+        return False
+    # Only a verb in the present says so: a sentence parsed with no finite verb ("A water
+    # main burst under Tarrow Street", "burst" read as a noun) may well tell the past, and
+    # a modal tells a plan or a possibility ("Olmert will seek to bolster support").
+    if any(token.tag_ == "MD" for token in sentence):
+        return False
+    return any(token.tag_ in ("VBZ", "VBP") for token in sentence)
+
+
+def _bare_past(token: Any) -> bool:
+    """A verb read as a bare present that its singular subject says is past: "The weaker
+    flow *let* salt water push up the estuary" (the present is "lets")."""
+    return token.tag_ == "VBP" and any(
+        c.dep_ == "nsubj" and c.tag_ in ("NN", "NNP") for c in token.children
+    )
+
+
 @runtime_checkable
 class EventReader(Protocol):
     """Tells a document that states something that happened from a profile."""
@@ -694,6 +751,27 @@ class EventReader(Protocol):
     def tells_event(self, text: str) -> bool:
         """Whether ``text`` tells an event (a step a story may start from)."""
         ...
+
+
+@runtime_checkable
+class ProfileReader(Protocol):
+    """Tells a statement of what a thing is or does (a profile, a general fact) from one
+    of what happened."""
+
+    def states_profile(self, text: str) -> bool:
+        """Whether ``text`` states a profile or a general fact, not what happened."""
+        ...
+
+
+class PresentTenseProfileReader:
+    """:func:`states_in_present` with ``nlp``, default the packaged spaCy pipeline (loaded
+    once per process, on first use)."""
+
+    def __init__(self, nlp: Any = None) -> None:
+        self._nlp = nlp
+
+    def states_profile(self, text: str) -> bool:
+        return states_in_present(text, self._nlp)
 
 
 class PastTenseEventReader:

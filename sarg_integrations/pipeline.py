@@ -3,7 +3,7 @@
 :class:`SARGPipeline` is orchestration only. It validates the input, runs the
 extractor through an :class:`~sarg_integrations.extraction.runner.ExtractionRunner`,
 hands the triples to its :class:`~sarg_integrations.strategies.Strategy` (SARG's
-build → match → direction → traverse, or TaSR), compiles the evidence and the prompt
+build → direction → match → traverse, or TaSR), compiles the evidence and the prompt
 (:func:`~sarg_integrations.evidence.compile_evidence`) and returns one
 :class:`~sarg_integrations.schema.SARGResult` holding every intermediate product, the
 compiled prompt and per-stage timings. When no triples, no entry node or no chain is
@@ -30,7 +30,12 @@ from sarg_integrations.evidence import compile_evidence, restated_entry_similari
 from sarg_integrations.extraction import default_extractor
 from sarg_integrations.extraction.base import TripleExtractor
 from sarg_integrations.extraction.runner import ExtractionRunner, collect
-from sarg_integrations.links import EventReader, PastTenseEventReader
+from sarg_integrations.links import (
+    EventReader,
+    PastTenseEventReader,
+    PresentTenseProfileReader,
+    ProfileReader,
+)
 from sarg_integrations.matching import KeyBERTKeyphraseExtractor, KeyphraseExtractor
 from sarg_integrations.prompting import PromptTemplate
 from sarg_integrations.schema import (
@@ -89,6 +94,11 @@ class SARGPipeline:
             that state an event from profiles (a story's first step often states no
             relation); default :class:`~sarg_integrations.links.PastTenseEventReader`
             (the packaged spaCy pipeline, loaded on first use).
+        profile_reader: A :class:`~sarg_integrations.links.ProfileReader` telling
+            profiles and general facts ("Norovirus is a common cause of stomach illness")
+            from what happened: asked what happened, no chain runs through them and no
+            document is linked by them; default
+            :class:`~sarg_integrations.links.PresentTenseProfileReader` (spaCy, as above).
 
     Models load lazily on the first run, so constructing a pipeline is cheap.
 
@@ -133,6 +143,7 @@ class SARGPipeline:
         entity_typer: Any = None,
         llm: Any = None,
         event_reader: EventReader | None = None,
+        profile_reader: ProfileReader | None = None,
     ) -> None:
         if config is not None and not isinstance(config, SARGConfig):
             msg = (
@@ -171,6 +182,12 @@ class SARGPipeline:
             "event_reader",
             "pass an object with tells_event(text) -> bool",
         )
+        _require(
+            profile_reader,
+            "states_profile",
+            "profile_reader",
+            "pass an object with states_profile(text) -> bool",
+        )
         if prompt_template is not None and not isinstance(prompt_template, PromptTemplate):
             msg = f"prompt_template must be a PromptTemplate, got {type(prompt_template).__name__}"
             raise ConfigError(msg, field="prompt_template", value=prompt_template)
@@ -186,6 +203,7 @@ class SARGPipeline:
         )
         self.prompt_template = prompt_template or PromptTemplate()
         self.event_reader = event_reader or PastTenseEventReader()
+        self.profile_reader = profile_reader or PresentTenseProfileReader()
         self.tasr_strategy: Any = None
         if self.config.strategy == "tasr" or query_decomposer or entity_typer or llm:
             from sarg_integrations.tasr.strategy import build_tasr_strategy
@@ -349,6 +367,7 @@ class SARGPipeline:
                     if e.node in found.graph.graph
                 },
                 event_reader=self.event_reader,
+                profile_reader=self.profile_reader,
             )
             evidence, prompt, chains = compiled.evidence, compiled.prompt, compiled.chains
             summary.update(

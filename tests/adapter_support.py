@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakes import HashingEmbedder, PatternExtractor
+from fakes import HashingEmbedder, NoProfiles, PatternExtractor
 
 from sarg_integrations import (
     CueWordDirectionClassifier,
@@ -47,6 +47,7 @@ def components() -> dict[str, Any]:
         "embedder": HashingEmbedder(),
         "keyphrase_extractor": CorpusKeyphrases(),
         "direction_classifier": CueWordDirectionClassifier(),
+        "profile_reader": NoProfiles(),
     }
 
 

@@ -100,6 +100,21 @@ class PastTenseWords:
         return re.search(r"[a-z]ed\b", text) is not None
 
 
+class NoProfiles:
+    """A profile reader that finds none: every statement may be a step of a story."""
+
+    def states_profile(self, text: str) -> bool:
+        return False
+
+
+class ProfileWords:
+    """A profile reader: a statement is a profile when it says "in general" or
+    "provides"."""
+
+    def states_profile(self, text: str) -> bool:
+        return re.search(r"\bin general\b|\bprovides\b", text) is not None
+
+
 STOPWORDS = frozenset(
     {"what", "does", "do", "a", "an", "the", "to", "lead", "leads", "why", "did", "of", "in"}
 )

@@ -30,9 +30,9 @@ KNOWN_MISSES = {
     # vineyard), one-word open ends in lower case (rail, honey), the document stating the
     # best entry node when no chain starts at the asked event (ferry).
     # "The flu wave filled the beds …, and waiting times … rose" is now read (beds -> and
-    # -> waiting times rose), and every chain document is in, with a distractor: "Flu
-    # vaccines are updated every year" shares two words with "flu vaccinations".
-    "flu": "the vaccines profile comes in with the chain (two shared words)",
+    # -> waiting times rose). Flu passes since the twenty-third session: asked what
+    # happened, a triple told in the present ("Flu vaccines are updated every year")
+    # links no document (evidence.asks_what_happened, links.states_in_present).
     # The bank story passes since an entry node restating the question's words is a focus
     # match ("no customer log in to online banking" for "lose access to online banking",
     # evidence.restated_entry_similarity): the login document's chain is anchored, and
@@ -131,9 +131,11 @@ KNOWN_MISSES = {
     # the open end's event by its relation ("halted the assembly line" / "The halt").
     # A seventeenth set (gazette, nurses, tarn, rubber, lorsk), written on 2026-12-03 and
     # run once on the twelfth session's final code: only rubber passed (1 of 5).
-    # "Printing ink is made from pigments and oils" is read as a relation, and its chain
-    # starts at the entry node "printing ink" of the asked story.
-    "gazette": "a profile ('ink is made from pigments') carries an anchored chain",
+    # "Printing ink is made from pigments and oils" is read as a relation; since the
+    # twenty-third session it links no document to a question about what happened. The
+    # one chain ("press ran dry" <- "ink deliveries") runs through no most relevant
+    # document, so the right documents come in on fallback.
+    "gazette": "the press's chain is unanchored: the right documents on fallback, no chain",
     # "Patients whose operations were postponed were moved …" states no relation, and a
     # document with no triple is linked upstream only (linking one downstream too passed
     # this story but let "The central library was designed by a local architect" into pell).
@@ -303,8 +305,8 @@ KNOWN_MISSES = {
     # "The school closed … so that cleaners could disinfect the classrooms" gives the
     # closure only its purpose, and "The closure forced teachers to postpone the tests"
     # shares one stem with it, as another effect; "Norovirus is a common cause of stomach
-    # illness", a general fact, continues the outbreak.
-    "tala": "the closure's purpose ends the chain; a general fact about norovirus chains in",
+    # illness", a general fact, continued the outbreak until the twenty-third session: told
+    # in the present, it carries no chain of a question about what happened, and tala passes.
     # A thirty-first set (dorsey, wexley, bellmar, kerrin, ostby), written on 2026-12-04 and
     # run once with the eighteenth session's event-only fill at the old budget (0.5): only
     # dorsey passed (1 of 5); with the causal budget, 4 of 5 hold the right documents.
@@ -323,16 +325,15 @@ KNOWN_MISSES = {
 # the eighteenth session a causal question's fill takes only documents telling an event
 # (evidence.event_documents), so sixteen stories whose fill took a profile (vettar, tolva,
 # marrow, bray, skarv, arden, norvik, mossel, hollin, tern, kiro, mira, tamsin, quarn,
-# marra, fenwick) hold no distractor; those below bring theirs in another way.
+# marra, fenwick) hold no distractor; those below bring theirs in another way. Since the
+# twenty-third session, asked what happened, a sentence told in the present neither
+# carries a chain nor links a document: flu, gazette and tala hold no distractor.
 KNOWN_DISTRACTORS = {
-    "flu": "'Flu vaccines are updated every year' shares 'flu vaccin' with the chain",
     # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
     # in 1961" (a real temporal triple of the dam's history) shares its stem "reservoir".
     "reservoir": "the dam's history shares the stem 'reservoir' with the open end's span",
-    "gazette": "the ink's profile carries an anchored chain",
     "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
     "pelt": "'The Pelt cooperative was formed by 40 farming families' carries the chain",
-    "tala": "'Norovirus is a common cause of stomach illness' continues the outbreak",
     # The causal budget holds one document more: "Halden airport opened a new terminal
     # last year" tells an event and shares the airport's name.
     "airport": "'Halden airport opened a new terminal last year' tells an event",
@@ -370,3 +371,22 @@ def test_story_ids_are_unique() -> None:
     # The known misses and the tests' ids are keyed by story id.
     ids = [s["id"] for s in bench.load_stories()]
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+# Two sets of 50 stories each, written on 2026-12-05 by helpers that saw no code
+# (benchmarks/data/causal_stories_untuned.jsonl). Set a was read to make the twenty-third
+# session's changes (28 of 50 passed before them); set b only for what the changes broke
+# (29 of 50 before). Each floor is the count on that session's final code: a change that
+# loses stories here must say why.
+UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
+UNTUNED_FLOORS = {"a": 34, "b": 31}
+
+
+def test_the_untuned_story_sets_keep_their_floor(pipeline) -> None:
+    stories = bench.load_stories(UNTUNED, demo=False)
+    passed = dict.fromkeys(UNTUNED_FLOORS, 0)
+    for story in stories:
+        out = bench.check(pipeline, story)
+        passed[story["set"]] += not out["missing"] and not out["distractors"]
+    assert {s["set"] for s in stories} == set(UNTUNED_FLOORS)
+    assert all(passed[s] >= floor for s, floor in UNTUNED_FLOORS.items()), passed

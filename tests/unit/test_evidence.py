@@ -8,7 +8,14 @@ import random
 import re
 
 import pytest
-from fakes import FixedKeyphrases, HashingEmbedder, PastTenseWords, PatternExtractor
+from fakes import (
+    FixedKeyphrases,
+    HashingEmbedder,
+    NoProfiles,
+    PastTenseWords,
+    PatternExtractor,
+    ProfileWords,
+)
 
 from sarg_integrations import CueWordDirectionClassifier, SARGConfig, SARGPipeline, SourceDocument
 from sarg_integrations._text import count_tokens
@@ -20,12 +27,15 @@ from sarg_integrations.evidence import (
     EVENT_SENTENCE_CHARS,
     EVENT_SENTENCES_READ,
     NO_ANCHORED_CHAINS,
+    NO_EVENT_CHAINS,
     WEAK_ENTRY_MATCH,
     anchored_chains,
     asked_event_evidence,
     asked_event_story_evidence,
     asks_to_compare,
+    asks_what_happened,
     asks_why_of_a_state,
+    chains_told_as_events,
     compares_related_things,
     compile_evidence,
     continued_evidence,
@@ -50,6 +60,7 @@ from sarg_integrations.links import (
     names_event,
     node_words,
     restates_key_phrase,
+    states_in_present,
     tells_past_event,
 )
 from sarg_integrations.prompting import render_evidence
@@ -239,7 +250,7 @@ STORY = [
 ]
 
 
-def make(config, keyphrase="heavy rain"):
+def make(config, keyphrase="heavy rain", profile_reader=None):
     return SARGPipeline(
         config,
         extractor=PatternExtractor(),
@@ -247,6 +258,7 @@ def make(config, keyphrase="heavy rain"):
         keyphrase_extractor=FixedKeyphrases(keyphrase),
         direction_classifier=CueWordDirectionClassifier(),
         event_reader=PastTenseWords(),
+        profile_reader=profile_reader or NoProfiles(),
     )
 
 
@@ -454,6 +466,103 @@ def test_a_why_question_about_a_present_state_may_be_filled_with_a_profile():
 )
 def test_asks_why_of_a_state(query, state):
     assert asks_why_of_a_state(query) is state
+
+
+@pytest.mark.parametrize(
+    ("query", "happened"),
+    [
+        ("Why did bread sales fall?", True),
+        ("What happened after the lock broke?", True),
+        ("What led to the closure of the mine?", True),
+        ("Why were schools closed on Wednesday?", True),
+        ("Why have rents in the city risen so sharply?", True),
+        ("Why has Albania been gripped by instability?", False),  # a state
+        ("What does a mutation in the gene lead to?", False),  # a mechanism
+        ("Why do six countries claim the Spratlys?", False),
+        ("What may happen if they keep fighting?", False),
+    ],
+)
+def test_asks_what_happened(query, happened):
+    assert asks_what_happened(query) is happened
+
+
+def _hop(source, target, *sentences):
+    return ChainHop(source, target, "causes", RelationType.CAUSAL, True, ("d",) * len(sentences), sentences)
+
+
+def test_chains_are_cut_before_a_hop_told_only_by_profiles():
+    failure = _hop("turbine failure", "output", "The turbine failure cut output.")
+    profile = _hop("output", "electricity", "Hydro output provides half of the electricity.")
+    storm = _hop("storm", "output", "The storm cut output.")
+    both = _hop("output", "shortfall", "Hydro output provides power.", "The cut output caused a shortfall.")
+    unread = _hop("output", "prices", "")  # no sentence (an LLM's triple): nothing to judge
+    chains = [
+        ReasoningChain(("turbine failure", "output", "electricity"), (failure, profile), 0.5, Direction.FORWARD),
+        ReasoningChain(("output", "electricity"), (profile,), 0.4, Direction.FORWARD),
+        ReasoningChain(("storm", "output", "shortfall"), (storm, both), 0.3, Direction.FORWARD),
+        ReasoningChain(("output", "prices"), (unread,), 0.2, Direction.FORWARD),
+        ReasoningChain(("storm", "output", "electricity"), (storm, profile), 0.1, Direction.FORWARD),
+    ]
+    kept = chains_told_as_events(chains, ProfileWords().states_profile)
+    # The first is cut before the profile's hop and keeps its score; the second, a
+    # profile only, is dropped; a hop also told by an event stays whole; the last, cut
+    # to a part of the third, adds nothing.
+    assert [(c.nodes, c.score) for c in kept] == [
+        (("turbine failure", "output"), 0.5),
+        (("storm", "output", "shortfall"), 0.3),
+        (("output", "prices"), 0.2),
+    ]
+    assert kept[0].hops == (failure,)
+    # Two chains cut to the same nodes: the first stays.
+    twice = chains_told_as_events([chains[0], chains[0]], ProfileWords().states_profile)
+    assert [c.nodes for c in twice] == [("turbine failure", "output")]
+
+
+PROFILE_STORY = [
+    {"id": "rain", "text": "Heavy rain causes river flooding."},
+    {"id": "crops", "text": "River flooding leads to crop damage."},
+    # A general fact (the fake reader's "in general"), continuing the story's flooding.
+    {"id": "fact", "text": "River flooding causes landslides in general."},
+    {"id": "hall", "text": "The town hall has twelve rooms and a clock tower."},
+]
+
+
+def test_asked_what_happened_no_chain_runs_through_a_profile_nor_brings_it_in():
+    pipeline = make(SARGConfig(similarity_threshold=0.6), profile_reader=ProfileWords())
+    asked = pipeline.run("What happened after the heavy rain?", PROFILE_STORY)
+    assert not asked.used_fallback
+    assert not any("landslides" in node for c in asked.chains for node in c.nodes)
+    assert "fact" not in [p.document_id for p in asked.evidence]
+    assert asked.stats["chains_through_profiles"] == 1
+    # The same question with no profile reader's verdict keeps the general fact's chain.
+    blind = make(SARGConfig(similarity_threshold=0.6)).run("What happened after the heavy rain?", PROFILE_STORY)
+    assert any("landslides" in node for c in blind.chains for node in c.nodes)
+    assert "fact" in [p.document_id for p in blind.evidence]
+    # A question about a mechanism, not about what happened: the general fact may answer it.
+    mechanism = pipeline.run("What does heavy rain lead to?", PROFILE_STORY)
+    assert any("landslides" in node for c in mechanism.chains for node in c.nodes)
+
+
+def test_asked_what_happened_a_story_told_only_by_profiles_falls_back():
+    docs = [
+        {"id": "fact", "text": "Heavy rain causes landslides."},
+        {"id": "fact2", "text": "Landslides are dangerous and landslides block roads."},
+    ]
+    result = make(SARGConfig(similarity_threshold=0.6), profile_reader=PresentTenseAll()).run(
+        "What happened after the heavy rain?", docs
+    )
+    assert result.fallback_reason == NO_EVENT_CHAINS
+    assert not result.chains
+
+
+class PresentTenseAll:
+    def states_profile(self, text):
+        return True
+
+
+def test_a_bad_profile_reader_is_refused_by_name():
+    with pytest.raises(ConfigError, match="profile_reader"):
+        SARGPipeline(profile_reader=object())
 
 
 def test_on_a_causal_fallback_the_story_goes_on_from_the_filled_document():
@@ -1526,6 +1635,7 @@ def test_an_unsure_walk_both_ways_still_asks_for_causes(monkeypatch, scores, ask
         keyphrase_extractor=FixedKeyphrases("crop damage"),
         direction_classifier=_UnsureDirection(scores),
         event_reader=PastTenseWords(),
+        profile_reader=NoProfiles(),
     )
     result = pipeline.run("Why did crop damage happen?", STORY)
     # The traversal walks both ways; the evidence policy reads what the question asks.
@@ -1594,6 +1704,30 @@ def test_only_the_fill_is_linked_on():
 
 
 # ------------------------------------------------------- documents stating a story's start
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+@pytest.mark.parametrize(
+    ("text", "present"),
+    [
+        ("Norovirus is a common cause of stomach illness.", True),
+        ("Hydroelectric power provides about half of the country's electricity.", True),
+        ("Glass is made by melting sand at around 1,500 degrees.", True),
+        ("Flu vaccines are updated every year to match the strains in circulation.", True),
+        ("The province banned wolf hunting in the forest in 2010.", False),
+        ("The Corran dam was built in 1958 to supply the city with water.", False),
+        ("Without buses, many pupils had no way to get home.", False),
+        ("Rents have climbed 35 percent in two years.", False),
+        ("German navy ships have been patrolling the coast.", False),
+        ("Olmert will seek to bolster European support for Israel.", False),  # a plan
+        ("Three shops on the high street closed by the summer.", False),  # a VBN root
+        ("The weaker flow let salt water push up the estuary.", False),  # "let", not "lets"
+        ("A water main burst under Tarrow Street on Monday.", False),  # no verb read
+        ("", False),
+    ],
+)
+def test_which_statements_are_told_in_the_present(text, present):
+    assert states_in_present(text) is present
 
 
 @pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
@@ -1730,6 +1864,7 @@ def test_the_pipeline_links_the_document_telling_the_storys_start_with_its_event
         keyphrase_extractor=FixedKeyphrases("closed schools"),
         direction_classifier=CueWordDirectionClassifier(),
         event_reader=PastTenseWords(),
+        profile_reader=NoProfiles(),
     )
     result = pipeline.run("Why were schools closed?", docs)
     held = [(p.document_id, p.selected_by) for p in result.evidence]
@@ -1822,6 +1957,7 @@ def test_the_pipeline_anchors_chains_from_the_asked_events_document_instead_of_f
             keyphrase_extractor=FixedKeyphrases("water pipes burst"),
             direction_classifier=CueWordDirectionClassifier(),
             event_reader=reader,
+            profile_reader=NoProfiles(),
         ).run("Why did water pipes burst in Velden?", docs)
 
     # Without the asked event's document the one-document chain is not anchored.
@@ -1943,6 +2079,7 @@ def test_on_fallback_a_question_for_causes_gets_the_story_behind_the_asked_event
         keyphrase_extractor=FixedKeyphrases("card payments declined"),
         direction_classifier=CueWordDirectionClassifier(),
         event_reader=PastTenseWords(),
+        profile_reader=NoProfiles(),
     ).run("Why were card payments declined on Saturday?", docs)
     assert result.used_fallback
     held = [(p.document_id, p.selected_by) for p in result.evidence]
@@ -1975,6 +2112,7 @@ def test_the_entry_documents_story_start_is_linked_too():
         entry_similarity={"refinery's output of oil": 0.8, "price of oil rose": 0.6},
         entry_documents={"refinery's output of oil": ["supply"], "price of oil rose": ["price"]},
         event_reader=_Events("went", "halted", "rose"),
+        profile_reader=NoProfiles(),
     )
     held = [(p.document_id, p.selected_by) for p in compiled.evidence]
     assert held[:3] == [("price", "chain"), ("supply", "entry"), ("strike", "linked")], held

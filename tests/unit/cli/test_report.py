@@ -61,13 +61,14 @@ def test_backward_hop_lines_point_like_the_chain_line() -> None:
     from sarg_integrations import SARGPipeline
     from sarg_integrations.cli.report import report_lines
     from sarg_integrations.config import SARGConfig
-    from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+    from fakes import FixedKeyphrases, HashingEmbedder, NoProfiles, PatternExtractor
 
     pipeline = SARGPipeline(
         SARGConfig(similarity_threshold=0.6, direction="backward"),
         extractor=PatternExtractor(lowercase=True),
         embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases("flood"),
+        profile_reader=NoProfiles(),
     )
     result = pipeline.run("Why was there a flood?", ["Storm causes rain.", "Rain causes flood."])
     lines = report_lines(result)

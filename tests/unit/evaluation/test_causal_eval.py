@@ -11,7 +11,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from fakes import FixedKeyphrases, HashingEmbedder, PatternExtractor
+from fakes import FixedKeyphrases, HashingEmbedder, NoProfiles, PatternExtractor
 
 from sarg_integrations import cli
 from sarg_integrations.config import SARGConfig
@@ -389,6 +389,7 @@ def _fake_pipeline() -> SARGPipeline:
         embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases("crop loss", "heavy rain", "migration"),
         direction_classifier=CueWordDirectionClassifier(),
+        profile_reader=NoProfiles(),
     )
 
 

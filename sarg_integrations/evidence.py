@@ -24,6 +24,7 @@ Everything here is pure and deterministic (ties go to the earlier document).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -307,46 +308,33 @@ def chains_told_as_events(
         [('failure', 'power')]
     """
     profile = in_present or states_in_present
-    kept: list[ReasoningChain] = []
-    was_cut: set[int] = set()
+    told: list[tuple[ReasoningChain, bool]] = []  # (chain, whether it was cut)
     for chain in chains:
-        cut = next(
+        at = next(
             (
                 i
                 for i, hop in enumerate(chain.hops)
                 if any(hop.sentences) and all(profile(s) for s in hop.sentences if s)
             ),
-            len(chain.hops),
+            None,
         )
-        if cut == len(chain.hops):
-            kept.append(chain)
-        elif cut > 0:
-            kept.append(replace(chain, nodes=chain.nodes[: cut + 1], hops=chain.hops[:cut]))
-            was_cut.add(id(kept[-1]))
-    # A cut chain that is part of another kept chain adds nothing (the first of equals stays).
-    told: list[ReasoningChain] = []
-    for chain in kept:
-        if id(chain) in was_cut and any(
-            other is not chain
+        if at is None:
+            told.append((chain, False))
+        elif at > 0:
+            told.append((replace(chain, nodes=chain.nodes[: at + 1], hops=chain.hops[:at]), True))
+    # A cut chain that is part of a whole chain, of a longer one or of an earlier equal one
+    # adds nothing.
+    return [
+        chain
+        for i, (chain, was_cut) in enumerate(told)
+        if not was_cut
+        or not any(
+            j != i
             and _is_contiguous_subpath(chain.nodes, other.nodes)
-            and (len(other.nodes) > len(chain.nodes) or id(other) not in was_cut or other in told)
-            for other in kept
-        ):
-            continue
-        told.append(chain)
-    return told
-
-
-def _memoised(test: Callable[[str], bool]) -> Callable[[str], bool]:
-    """``test`` asked once per distinct text."""
-    seen: dict[str, bool] = {}
-
-    def memo(text: str) -> bool:
-        if text not in seen:
-            seen[text] = test(text)
-        return seen[text]
-
-    return memo
+            and (not other_cut or len(other.nodes) > len(chain.nodes) or j < i)
+            for j, (other, other_cut) in enumerate(told)
+        )
+    ]
 
 
 def asks_to_compare(query: str) -> bool:
@@ -591,10 +579,11 @@ def compile_evidence(
     else:
         asked_event: list[EvidencePassage] = []
         antecedents: dict[str, str] | None = None
-        if budget is not None and asks_what_happened(query):
+        happened = budget is not None and asks_what_happened(query)
+        if happened:
             # A profile or a general fact is no step of what happened: it neither carries
-            # a chain nor links a document to the story.
-            in_present = _memoised(
+            # a chain nor links a document to the story. Each sentence is read once.
+            in_present = functools.lru_cache(maxsize=None)(
                 (profile_reader or PresentTenseProfileReader()).states_profile
             )
             if fallback_reason is None:
@@ -661,7 +650,7 @@ def compile_evidence(
                     # Kaldoria") is none.
                     steps = (
                         event_documents(documents, evidence, event_reader)
-                        if asks_what_happened(query)
+                        if happened
                         else documents
                     )
                     evidence += _most_relevant(

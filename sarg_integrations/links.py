@@ -704,9 +704,9 @@ def states_in_present(text: str, nlp: Any = None) -> bool:
     ("provides", "is made") and none in the past ("cut", "was built in 1958", "had no
     way"), in the present perfect ("has risen") or with a modal ("will seek", "could
     not"). Profiles and general facts are told so ("Norovirus is a common cause of
-    stomach illness", "Hydroelectric power provides half of the electricity"); a looser test than :func:`tells_past_event`, which also reads dated
-    sentences and plain past states as history. ``nlp`` is a spaCy pipeline (default: the
-    packaged English one).
+    stomach illness", "Hydroelectric power provides half of the electricity"); a looser
+    test than :func:`tells_past_event`, which also reads dated sentences and plain past
+    states as history. ``nlp`` is a spaCy pipeline (default: the packaged English one).
 
     Example:
         >>> states_in_present("Glass is made by melting sand.")
@@ -722,9 +722,10 @@ def states_in_present(text: str, nlp: Any = None) -> bool:
     if sentence is None:
         return False
     # A past participle read without its auxiliary counts (:func:`_past_verb`: "shops on
-    # the high street closed by the summer" is parsed with a VBN root).
+    # the high street closed by the summer" is parsed with a VBN root), and a modal tells
+    # a plan, a possibility or the past ("Olmert will seek …", "could not").
     if any(
-        token.tag_ == "VBD" or token.tag_ == "MD" and token.lower_ in _PAST_MODALS
+        token.tag_ in ("VBD", "MD")
         or token.dep_ == "aux" and token.lemma_ == "have"  # "have been patrolling"
         or _bare_past(token)
         or _past_verb(token)
@@ -732,10 +733,7 @@ def states_in_present(text: str, nlp: Any = None) -> bool:
     ):
         return False
     # Only a verb in the present says so: a sentence parsed with no finite verb ("A water
-    # main burst under Tarrow Street", "burst" read as a noun) may well tell the past, and
-    # a modal tells a plan or a possibility ("Olmert will seek to bolster support").
-    if any(token.tag_ == "MD" for token in sentence):
-        return False
+    # main burst under Tarrow Street", "burst" read as a noun) may well tell the past.
     return any(token.tag_ in ("VBZ", "VBP") for token in sentence)
 
 

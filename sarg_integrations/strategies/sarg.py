@@ -95,8 +95,8 @@ class SARGStrategy:
 
         # The direction is read first: only a question asked one way matches nodes on
         # their clauses (see SARGConfig.match_spans).
-        query_vec = self.embedder.embed([query])
         with ctx.stage("direction") as summary:
+            query_vec = self.embedder.embed([query])
             direction = self.direction(query, query_vec[0])
             summary.update(
                 direction=direction.direction.value,
@@ -111,11 +111,13 @@ class SARGStrategy:
                 if cfg.match_spans and direction.direction is not Direction.BIDIRECTIONAL
                 else []
             )
-            vectors = self.embedder.embed([query, *keyphrases, *nodes, *(s for _, s in spans)])
-            query_vec = vectors[:1]
-            phrase_vecs = vectors[1 : 1 + len(keyphrases)]
-            node_vecs = vectors[1 + len(keyphrases) : 1 + len(keyphrases) + len(nodes)]
-            span_vecs = vectors[1 + len(keyphrases) + len(nodes) :]
+            # The query itself was embedded for the direction above; with no node there is
+            # nothing more to embed (an empty, 0-row slice of its array stands in).
+            texts = [*keyphrases, *nodes, *(s for _, s in spans)]
+            vectors = self.embedder.embed(texts) if texts else query_vec[:0]
+            phrase_vecs = vectors[: len(keyphrases)]
+            node_vecs = vectors[len(keyphrases) : len(keyphrases) + len(nodes)]
+            span_vecs = vectors[len(keyphrases) + len(nodes) :]
             entries = match_entry_nodes(
                 nodes,
                 node_vecs,

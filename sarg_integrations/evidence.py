@@ -283,6 +283,36 @@ def asks_what_happened(query: str) -> bool:
     return _PAST_QUESTION.search(query) is not None and not asks_why_of_a_state(query)
 
 
+# "What does X lead to?", "How do rates affect Y?": effects asked in the present simple.
+_GENERAL_EFFECTS = re.compile(
+    r"^\W*(?:(?:what|which\s+\w+)\s+(?:does|do)\b"
+    r"|how\s+(?:does|do)\b[^?]*\b(?:affect|change|influence|shape|impact)\w*\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_general_effects(query: str) -> bool:
+    """Whether ``query`` asks in the present simple what something leads to ("What does a
+    mutation in the GBA1 gene lead to?", "How do high rates affect borrowers?").
+
+    Its answer is what that thing does in general, told in the present; a document telling
+    a past event ("Technology stocks sold off on Thursday") is no step of it, so a
+    causal fill for such a question takes only documents that tell none
+    (:func:`general_documents`).
+
+    Example:
+        >>> asks_general_effects("What does a mutation in the GBA1 gene ultimately lead to?")
+        True
+        >>> asks_general_effects("How do high interest rates affect borrowers?")
+        True
+        >>> asks_general_effects("What did the ban lead to?")
+        False
+        >>> asks_general_effects("Why do six countries claim the Spratlys?")
+        False
+    """
+    return _GENERAL_EFFECTS.match(query) is not None
+
+
 def chains_told_as_events(
     chains: Sequence[ReasoningChain], in_present: Callable[[str], bool] | None = None
 ) -> list[ReasoningChain]:
@@ -505,7 +535,9 @@ def compile_evidence(
       relevance while they fit (on fallback: those documents alone, the first even past
       the budget; for a causal question only documents telling an event,
       :func:`event_documents`, unless it asks why something is so now,
-      :func:`asks_why_of_a_state`), and, unless on fallback for a question asking neither
+      :func:`asks_why_of_a_state`, or, for effects, what a thing leads to in general,
+      :func:`asks_general_effects`, whose fill takes only documents telling no event,
+      :func:`general_documents`), and, unless on fallback for a question asking neither
       way, the documents continuing the story from those (:func:`onward_evidence`, kept
       whole too). On a causal story the chain
       documents fill the budget and the distractors stay out; on a factoid question
@@ -668,11 +700,16 @@ def compile_evidence(
             chained = bool(evidence)
             fillable = documents
             if causal:
-                if not asks_why_of_a_state(query):
+                passed_over = "evidence_profiles_passed_over"
+                if asks_general_effects(query) and _asks_upstream(direction) is False:
+                    # Asked what a thing leads to in general, another story's events are
+                    # no step of the answer (the demo corpus's sell-off for its GBA1
+                    # question).
+                    fillable = general_documents(documents, evidence, event_reader)
+                    passed_over = "evidence_events_passed_over"
+                elif not asks_why_of_a_state(query):
                     fillable = event_documents(documents, evidence, event_reader)
-                stats["evidence_profiles_passed_over"] = sum(
-                    1 for d in documents if d.text.strip()
-                ) - len(fillable)
+                stats[passed_over] = sum(1 for d in documents if d.text.strip()) - len(fillable)
             evidence += fill_evidence(
                 fillable, evidence, None, embedder, query_vector, stats,
                 budget_tokens=tokens, relevance=relevance, bridges=bridges,
@@ -1289,9 +1326,47 @@ def event_documents(
         >>> [d.id for d in event_documents(docs, [], Past())]
         ['a', 'b']
     """
-    reader = event_reader or PastTenseEventReader()
     held_ids = {p.document_id for p in held}
     readable = [d for d in documents if d.text.strip()]
+    tells = _event_teller(event_reader)
+    telling = [d for d in readable if d.id in held_ids or tells(d.text)]
+    return telling if telling else readable
+
+
+def general_documents(
+    documents: Sequence[SourceDocument],
+    held: Sequence[EvidencePassage],
+    event_reader: EventReader | None = None,
+) -> list[SourceDocument]:
+    """The documents the causal fill of a question for general effects
+    (:func:`asks_general_effects`) may take: the ``held`` ones and those with no sentence
+    telling an event (read as in :func:`event_documents`), in their order.
+
+    "What does a mutation in the GBA1 gene lead to?" is answered by what the mutation
+    does; "Technology stocks sold off on Thursday", another story among the retrieved
+    documents, is none of it, though the relevance fill ranks it above some of the
+    mutation's steps.
+
+    Example:
+        >>> docs = [SourceDocument("a", "The lock broke on Tuesday."),
+        ...         SourceDocument("b", "Barges on the canal carry grain and coal.")]
+        >>> class Past:
+        ...     def tells_event(self, text):
+        ...         return "broke" in text
+        >>> [d.id for d in general_documents(docs, [], Past())]
+        ['b']
+    """
+    held_ids = {p.document_id for p in held}
+    tells = _event_teller(event_reader)
+    return [d for d in documents if d.text.strip() and (d.id in held_ids or not tells(d.text))]
+
+
+def _event_teller(event_reader: EventReader | None) -> Callable[[str], bool]:
+    """Whether a text has a sentence telling an event (``event_reader``, default
+    :class:`~sarg_integrations.links.PastTenseEventReader`): its first
+    :data:`EVENT_SENTENCES_READ` sentences are asked, each of at most
+    :data:`EVENT_SENTENCE_CHARS` characters, until one does."""
+    reader = event_reader or PastTenseEventReader()
 
     def tells(text: str) -> bool:
         # Its first sentences, each under a cap: a megabyte "sentence" is no story step
@@ -1301,8 +1376,7 @@ def event_documents(
             reader.tells_event(text[s:e]) for s, e in spans if e - s <= EVENT_SENTENCE_CHARS
         )
 
-    telling = [d for d in readable if d.id in held_ids or tells(d.text)]
-    return telling if telling else readable
+    return tells
 
 
 def _most_relevant(

@@ -18,9 +18,9 @@ _spec.loader.exec_module(bench)
 
 KNOWN_MISSES = {
     # Since the eighteenth session a question for causes or effects has its own budget,
-    # 0.7 of the retrieved tokens (SARGConfig.causal_evidence_budget), filled only with
-    # documents telling an event: eighteen stories that missed one step the triples do
-    # not link pass since (belo, brenmoor, dengue, dunmore, fenby, fenwick, halden, izel,
+    # 0.7 of the retrieved tokens (SARGConfig.causal_evidence_budget; 0.8 since the
+    # twenty-fourth session), filled only with documents telling an event: eighteen
+    # stories that missed one step the triples do not link pass since (belo, brenmoor, dengue, dunmore, fenby, fenwick, halden, izel,
     # kiro, marra, nurses, orsk, quarn, ravel, sable, tamsin, tarsa, tern); the comments
     # below tell how each was missed before.
     # Written on 2026-12-02 as checks of stories nobody had tuned on, and run once each
@@ -91,7 +91,8 @@ KNOWN_MISSES = {
     # cables could no longer carry heavy loads", the step between them, is not.
     # "toxic algae bloom" / "Because of the toxins": no shared stem (toxic, toxin), cosine
     # 0.23 (under 0.25); the bookings document comes in by relevance instead.
-    "algae": "'toxic' / 'the toxins' share no stem (0.23): the ban document stays out",
+    # Algae passes since the causal budget is 0.8 (twenty-fourth session): the ban
+    # document, which tells an event, comes in by the fill.
     # The check-in story passes since the asked event's document, "Hundreds of passengers
     # … were stranded", with no relation of its own, anchors the chains that continue it
     # ("staff had to process *passengers* by hand"; evidence.asked_event_evidence).
@@ -166,7 +167,7 @@ KNOWN_MISSES = {
     # "Repairs to the kiln took five weeks, and production stopped" / "it could not
     # deliver the plates on time": that a stopped production delays plates is world
     # knowledge (cosine 0.23), so the kiln and repair documents stay out.
-    "marrow": "'production stopped' / 'could not deliver the plates' is world knowledge",
+    # Marrow passes since the causal budget is 0.8: the kiln document comes in by the fill.
     # "Without their main food, thousands of puffins … failed to raise chicks": their main
     # food is the herring of another document (an anaphor across documents).
     "bray": "'their main food' is the herring of another document: the query falls back",
@@ -182,7 +183,7 @@ KNOWN_MISSES = {
     "skarv": "'the parasites' are the sea lice of another document: the query falls back",
     # "A thunderstorm then broke the pollen grains into tiny particles that people breathed
     # deep into their lungs" is read as no relation, and the asthma link is world knowledge.
-    "arden": "the thunderstorm document is read as no relation; the asthma link is knowledge",
+    # Arden passes since the causal budget is 0.8: the storm document comes in by the fill.
     # "Class sizes grew to more than 35 pupils" states one event, with no relation (no
     # longer read as "class sizes" causing "more than 35 pupils"), and a document with no
     # triple is linked upstream only (see nurses).
@@ -373,13 +374,16 @@ def test_story_ids_are_unique() -> None:
     assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
 
 
-# Two sets of 50 stories each, written on 2026-12-05 by helpers that saw no code
-# (benchmarks/data/causal_stories_untuned.jsonl). Set a was read to make the twenty-third
-# session's changes (28 of 50 passed before them); set b only for what the changes broke
-# (29 of 50 before). Each floor is the count on that session's final code: a change that
-# loses stories here must say why.
+# Stories written on 2026-12-05 by helpers that saw no code
+# (benchmarks/data/causal_stories_untuned.jsonl). Sets a and b (50 each): set a was read
+# to make the twenty-third session's changes (28 of 50 passed before them); set b only
+# for what the changes broke (29 of 50 before). Sets c and d (40 each), asked for more
+# varied writing (links only implied, steps told in the present, distractors that tell
+# past events too), were written in the twenty-fourth session and passed 8 and 13 on its
+# starting code. Each floor is the count on the latest session's final code: a change
+# that loses stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
-UNTUNED_FLOORS = {"a": 34, "b": 31}
+UNTUNED_FLOORS = {"a": 39, "b": 35, "c": 10, "d": 16}
 
 
 def test_the_untuned_story_sets_keep_their_floor(pipeline) -> None:

@@ -643,7 +643,14 @@ _CHANGED_STATE = re.compile(
     r"\bnow\b|\bno\s+longer\b|\byet\s+to\b|\b(?:has|have|ever)\s+since\b"
     r"|\bsince\s*(?:[,.;]|$|and\b)"
     r"|\b(?:up|down)\s+(?:by\s+)?(?:about\s+|around\s+|nearly\s+|almost\s+|more\s+than\s+)?"
-    r"(?:\d|a\s+(?:third|quarter|half)\b|half\b)",
+    r"(?:\d|a\s+(?:third|quarter|half)\b|half\b)"
+    # ... or measured against a record or the norm: "the driest summer *on record*", "the
+    # lowest level *in forty years*", "*below average*", "almost bare *by Monday*".
+    r"|\bon\s+record\b|\b(?:above|below)[- ](?:the\s+)?(?:average|normal|usual)\b"
+    r"|\bin\s+(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty"
+    r"|\d+)\s+(?:years|decades?)\b"
+    r"|\bby\s+(?:the\s+end\s+of\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday"
+    r"|sunday|morning|evening|nightfall|midday|noon|the\s+weekend)\b",
     re.IGNORECASE,
 )
 _PAST_MODALS = frozenset({"could", "would", "had"})
@@ -693,7 +700,9 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     no heating for four days"), and no year, decade or century dating it as history
     ("last year" too: "Port Ardane handled 1.2 million containers last year"). A state
     told in the present as one that came about is what happened too ("Foot patrols are
-    now a rare sight", "Milk deliveries are down 18 percent on last year").
+    now a rare sight", "Milk deliveries are down 18 percent on last year"), and so is a
+    state, past or present, measured against a record or the norm ("had its driest
+    summer on record", "was 55 percent below average", "almost bare by Monday").
 
     Profiles, which the stories' distractors are, are told in the present ("The hills
     are covered with pine", "Dock workers earn more") or dated ("opened in 1978").
@@ -727,7 +736,11 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     # A past state told as an outcome is what happened: "As a result, two million
     # customers *had* no mobile service" (a plain "had" or "was" is a profile's).
     past = any(t.tag_ == "VBD" for t in sentence)
-    if past and (continues_earlier_text(sentence.text) or _STATE_FRAME.search(sentence.text)):
+    if past and (
+        continues_earlier_text(sentence.text)
+        or _STATE_FRAME.search(sentence.text)
+        or _CHANGED_STATE.search(sentence.text)
+    ):
         return True
     # Any verb in the past, read token by token: the small parser often misses the root
     # ("A wildfire near Ostra burned …" is parsed as a noun phrase).

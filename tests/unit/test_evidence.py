@@ -1757,6 +1757,8 @@ def test_only_the_fill_is_linked_on():
         ("Milk deliveries to the cooperative are down 18 percent on last year.", False),
         ("Letting agents report that rents are up 25 percent in a year.", False),
         ("Larger container ships can no longer enter the port at low tide.", False),
+        ("Waiting lists in Essendine are now the longest on record.", False),
+        ("Sea temperatures off the Harran Banks are 2C above normal.", False),
         # ... but a profile that has been so since a year is.
         ("Since 2004 the line now runs hourly.", True),
         ("", False),
@@ -1805,6 +1807,11 @@ def test_which_statements_are_told_in_the_present(text, present):
         ("Milk deliveries to the cooperative are down 18 percent on last year.", True),
         ("No lorries have been landed on the island since.", True),
         ("A fifth of its drivers have yet to finish the course.", True),
+        # So is a state measured against a record or the norm, past or present.
+        ("Hallowmere had its driest summer on record, with just 31mm of rain.", True),
+        ("Snowpack in the Tessel Range was 55 percent below average at the end of winter.", True),
+        ("Shelves at Hask's two grocery stores were almost bare by Monday.", True),
+        ("Fishermen say their catches of cod are the best in thirty years.", True),
         ("The Vell Valley line carries about 6,200 passengers a day.", False),
         ("Hask has a population of 2,300 and relies on tourism.", False),
         ("Lorsk was a mining town for many years.", False),

@@ -58,6 +58,7 @@ __all__ = [
     "names_same_event",
     "restates_key_phrase",
     "states_in_present",
+    "states_profile",
     "names_event",
     "node_words",
     "open_ends",
@@ -684,6 +685,24 @@ def _first_sentence(text: str, nlp: Any = None) -> Any:
     return next(iter(next(iter(nlp.pipe([text.strip()], disable=unread))).sents), None)
 
 
+# A past told as background, a profile's past rather than a step of a story: "The
+# steelworks *once* produced a tenth of the country's steel", "The principal *previously*
+# taught physics", "The music department *was known for* its chamber choir".
+_KNOWN_FOR = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:best\s+|widely\s+|well\s+)?known\s+for\b", re.IGNORECASE
+)
+_BACKGROUND_ADVERBS = frozenset({"once", "previously", "formerly"})
+
+
+def _told_as_background(sentence: Any) -> bool:
+    """A sentence told as background (:data:`_KNOWN_FOR`, :data:`_BACKGROUND_ADVERBS` as
+    an adverb inside the clause: not "*Once* the dam broke, …")."""
+    return _KNOWN_FOR.search(sentence.text) is not None or any(
+        token.lower_ in _BACKGROUND_ADVERBS and token.dep_ == "advmod" and token.i > sentence.start
+        for token in sentence
+    )
+
+
 def _came_about(sentence: Any) -> bool:
     """A sentence told in the present (a verb in the present) of a state that came about
     (:data:`_CHANGED_STATE`): "Morning tailbacks *now stretch* for six miles"."""
@@ -702,7 +721,8 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     told in the present as one that came about is what happened too ("Foot patrols are
     now a rare sight", "Milk deliveries are down 18 percent on last year"), and so is a
     state, past or present, measured against a record or the norm ("had its driest
-    summer on record", "was 55 percent below average", "almost bare by Monday").
+    summer on record", "was 55 percent below average", "almost bare by Monday"). A past
+    told as background is none ("once produced", "previously taught", "was known for").
 
     Profiles, which the stories' distractors are, are told in the present ("The hills
     are covered with pine", "Dock workers earn more") or dated ("opened in 1978").
@@ -729,7 +749,7 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         True
     """
     sentence = _first_sentence(text, nlp)
-    if sentence is None or _HISTORY_DATE.search(sentence.text):
+    if sentence is None or _HISTORY_DATE.search(sentence.text) or _told_as_background(sentence):
         return False
     if _came_about(sentence):
         return True
@@ -771,7 +791,12 @@ def states_in_present(text: str, nlp: Any = None) -> bool:
         False
     """
     sentence = _first_sentence(text, nlp)
-    if sentence is None or _came_about(sentence) and not _HISTORY_DATE.search(sentence.text):
+    return sentence is not None and _told_in_present(sentence)
+
+
+def _told_in_present(sentence: Any) -> bool:
+    """:func:`states_in_present` of a parsed sentence."""
+    if _came_about(sentence) and not _HISTORY_DATE.search(sentence.text):
         return False
     # A past participle read without its auxiliary counts (:func:`_past_verb`: "shops on
     # the high street closed by the summer" is parsed with a VBN root), and a modal tells
@@ -787,6 +812,27 @@ def states_in_present(text: str, nlp: Any = None) -> bool:
     # Only a verb in the present says so: a sentence parsed with no finite verb ("A water
     # main burst under Tarrow Street", "burst" read as a noun) may well tell the past.
     return any(token.tag_ in ("VBZ", "VBP") for token in sentence)
+
+
+def states_profile(text: str, nlp: Any = None) -> bool:
+    """Whether the first sentence of ``text`` states a profile or a general fact, not what
+    happened: told in the present (:func:`states_in_present`) or told as background, a
+    past that describes rather than happens ("The steelworks once produced a tenth of the
+    country's steel", "The principal previously taught physics", "The department was
+    known for its choir"). ``nlp`` is a spaCy pipeline (default: the packaged English one).
+
+    Example:
+        >>> states_profile("Glass is made by melting sand.")
+        True
+        >>> states_profile("The Brennock steelworks once produced a tenth of the steel.")
+        True
+        >>> states_profile("Once the dam broke, the valley flooded.")
+        False
+    """
+    sentence = _first_sentence(text, nlp)
+    return sentence is not None and (
+        _told_in_present(sentence) or _told_as_background(sentence)
+    )
 
 
 def _bare_past(token: Any) -> bool:
@@ -817,14 +863,14 @@ class ProfileReader(Protocol):
 
 
 class PresentTenseProfileReader:
-    """:func:`states_in_present` with ``nlp``, default the packaged spaCy pipeline (loaded
+    """:func:`states_profile` with ``nlp``, default the packaged spaCy pipeline (loaded
     once per process, on first use)."""
 
     def __init__(self, nlp: Any = None) -> None:
         self._nlp = nlp
 
     def states_profile(self, text: str) -> bool:
-        return states_in_present(text, self._nlp)
+        return states_profile(text, self._nlp)
 
 
 class PastTenseEventReader:

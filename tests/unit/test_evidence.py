@@ -51,6 +51,7 @@ from sarg_integrations.evidence import (
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
     BRIDGE_MAX_MENTIONS,
+    PresentTenseProfileReader,
     antecedent_documents,
     bridge_guided_selection,
     bridge_links,
@@ -62,6 +63,7 @@ from sarg_integrations.links import (
     node_words,
     restates_key_phrase,
     states_in_present,
+    states_profile,
     tells_past_event,
 )
 from sarg_integrations.prompting import render_evidence
@@ -1770,6 +1772,26 @@ def test_which_statements_are_told_in_the_present(text, present):
 
 @pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
 @pytest.mark.parametrize(
+    ("text", "profile"),
+    [
+        ("Norovirus is a common cause of stomach illness.", True),  # in the present
+        ("The Brennock steelworks once produced a tenth of the country's steel.", True),
+        ("Marta Lind previously taught chemistry at Dellcross Grammar for 12 years.", True),
+        ("Harlan University's music department was known for its chamber choir.", True),
+        ("Once the dam broke, the valley flooded within hours.", False),  # a conjunction
+        ("The steelworks shut down on Friday.", False),
+        ("Shopkeepers say foot patrols in the centre are now a rare sight.", False),
+        ("", False),
+    ],
+)
+def test_which_statements_state_a_profile(text, profile):
+    # The default profile reader: the present, or a past told as background.
+    assert states_profile(text) is profile
+    assert PresentTenseProfileReader().states_profile(text) is profile
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+@pytest.mark.parametrize(
     ("text", "event"),
     [
         ("In March the government raised tariffs on imported cotton.", True),
@@ -1813,6 +1835,11 @@ def test_which_statements_are_told_in_the_present(text, present):
         ("Shelves at Hask's two grocery stores were almost bare by Monday.", True),
         ("Fishermen say their catches of cod are the best in thirty years.", True),
         ("The Vell Valley line carries about 6,200 passengers a day.", False),
+        # A past told as background is no event.
+        ("The Brennock steelworks once produced a tenth of the country's steel.", False),
+        ("The principal previously taught physics at a school in Kenbury.", False),
+        ("Harlan University's music department was known for its chamber choir.", False),
+        ("Once the dam broke, the valley flooded within hours.", True),
         ("Hask has a population of 2,300 and relies on tourism.", False),
         ("Lorsk was a mining town for many years.", False),
         ("", False),

@@ -77,6 +77,7 @@ __all__ = [
     "anchored_chains",
     "asked_event_evidence",
     "asks_cause_or_effect",
+    "asks_for_a_causal_link",
     "asks_to_compare",
     "asks_what_happened",
     "compares_related_things",
@@ -145,6 +146,37 @@ def asks_cause_or_effect(direction: Direction | str | None) -> bool:
         (True, False)
     """
     return direction is None or Direction(direction) is not Direction.BIDIRECTIONAL
+
+
+# "How is the pump failure connected to the shutdown?", "Is there a link between A and
+# B?", "Walk me through the events that cost him his job", "how the strike ended up
+# affecting the stadium": the question asks for the chain between two events.
+_CAUSAL_LINK = re.compile(
+    r"\bhow\s+(?:is|are|was|were)\b[^?]*\bconnected\b|\blink\s+between\b"
+    r"|\b(?:walk|talk|take)\s+me\s+through\b|\btrace\s+how\b|\bend(?:ed|s)?\s+up\b"
+    r"|\bchain\s+of\s+events\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_a_causal_link(query: str) -> bool:
+    """Whether ``query`` asks how one event led to another, which the direction classifier
+    reads as bidirectional (a link, not a way): "How is the pump failure at Rennick
+    connected to the potline shutdown?", "Is there a link between Granite Estates going
+    bust and Puddle & Pine leaving Halbrook?", "Talk me through how the strike ended up
+    affecting the stadium". Its answer is a story, so its evidence is a causal
+    question's (:func:`compile_evidence`); a question whether two things are connected
+    with a third ("Were both films connected with Disney?") is no such question.
+
+    Example:
+        >>> asks_for_a_causal_link("How are the blasts at the quarry and the hosepipe ban connected?")
+        True
+        >>> asks_for_a_causal_link("Walk me through the events that cost Ivo Brandt his job.")
+        True
+        >>> asks_for_a_causal_link("Were both Monkey Kingdom and Anaganaga O Dheerudu connected with Disney?")
+        False
+    """
+    return _CAUSAL_LINK.search(query) is not None
 
 
 _COMPARATIVE = r"\b(?:\w+er|more|less|fewer|first|oldest|youngest)\b"
@@ -507,7 +539,8 @@ def compile_evidence(
     * ``evidence_budget=b`` (the default, SARG strategy only), a token budget of ``b``
       times the retrieved documents' tokens, each document counted as the prompt renders
       it (its ``<document>`` block included). For a query that asks neither for causes nor for
-      effects (``direction`` bidirectional, :func:`asks_cause_or_effect`), the budget is
+      effects (``direction`` bidirectional, :func:`asks_cause_or_effect`, and no question
+      how one event led to another, :func:`asks_for_a_causal_link`), the budget is
       filled by the documents of chains told across documents, then by bridge-guided
       relevance, and only the chains running through those documents stay
       (:func:`backed_chains`; none: :data:`NO_CHAINS_IN_EVIDENCE`). A question comparing
@@ -588,7 +621,7 @@ def compile_evidence(
     sentences = config.evidence == "sentences"
     compares = asks_to_compare(query)
     bridges = fill_follows_bridges(query)
-    causal = asks_cause_or_effect(direction)
+    causal = asks_cause_or_effect(direction) or asks_for_a_causal_link(query)
     if budget is not None and causal and config.causal_evidence_budget is not None:
         budget = config.causal_evidence_budget
     relevance = None

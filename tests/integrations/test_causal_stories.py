@@ -387,7 +387,7 @@ def test_story_ids_are_unique() -> None:
 # read both). Each floor is the count on the latest session's final code: a change
 # that loses stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
-UNTUNED_FLOORS = {"a": 42, "b": 36, "c": 13, "d": 23}
+UNTUNED_FLOORS = {"a": 42, "b": 38, "c": 13, "d": 23}
 
 
 def test_the_untuned_story_sets_keep_their_floor(pipeline) -> None:

@@ -32,6 +32,7 @@ from sarg_integrations.evidence import (
     anchored_chains,
     asked_event_evidence,
     asked_event_story_evidence,
+    asks_for_a_causal_link,
     asks_general_effects,
     asks_to_compare,
     asks_what_happened,
@@ -443,6 +444,25 @@ def test_a_causal_questions_fill_passes_over_a_profile_for_a_document_telling_an
     assert "evidence_profiles_passed_over" not in general.stats
 
 
+def test_asks_for_a_causal_link():
+    links = [
+        "How is the pump failure at Rennick connected to the potline shutdown?",
+        "How are the blasts at Hessary quarry and Brokewell's hosepipe ban connected?",
+        "Is there a link between Granite Estates going bust and Puddle & Pine leaving?",
+        "Walk me through the events that cost Ivo Brandt his job at Rusk Harbour FC.",
+        "Talk me through how the strike at the Tamsel plant ended up affecting the stadium.",
+        "Can you trace how the fall in the kandrel raised coffee prices?",
+    ]
+    other = [
+        "Were both Monkey Kingdom and Anaganaga O Dheerudu connected with Disney?",
+        "How long is the bridge that connects Copenhagen and Malmo?",
+        "Why did the plant shut down?",
+        "Which film has the director who was born first?",
+    ]
+    assert all(asks_for_a_causal_link(q) for q in links)
+    assert not any(asks_for_a_causal_link(q) for q in other)
+
+
 def test_asks_general_effects():
     general = [
         "What does a mutation in the GBA1 gene ultimately lead to?",
@@ -632,6 +652,12 @@ def test_a_causal_question_has_its_own_budget():
     # None: the evidence budget's share; a question asking neither way always takes it.
     assert budget("What does heavy rain cause?", causal_evidence_budget=None) == round(0.5 * total)
     assert budget("Heavy rain") == round(0.5 * total)
+    # A question how one event led to another is read as a link (bidirectional), and
+    # still asks for a story.
+    assert budget("How is the heavy rain connected to the flooding?") == round(0.8 * total)
+    assert budget("Were both the rain and the flooding connected with the storm?") == round(
+        0.5 * total
+    )
     # The paper's setting has no budget at all.
     assert SARGConfig.paper().causal_evidence_budget is None
 

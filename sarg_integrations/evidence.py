@@ -41,6 +41,7 @@ from sarg_integrations.links import (
     antecedent_documents,
     bridge_guided_selection,
     bridge_links,
+    dated_as_history,
     documents_continuing_event,
     documents_linked_by_triples,
     documents_stating_open_causes,
@@ -659,7 +660,23 @@ def compile_evidence(
                 if chains and not told:
                     fallback_reason = NO_EVENT_CHAINS
                 chains = told
-            triples = [t for t in triples if not (t.sentence and in_present(t.sentence))]
+            # Nor does a sentence dated as history ("The Thornby industrial estate was
+            # expanded in 2018") link a document, unless it tells the asked event ("In
+            # 2024 the region banned the pesticide"). It may still carry a chain: news
+            # sentences carry years, and cutting those chains cost ESTER answers
+            # (twenty-fourth session).
+            triples = [
+                t
+                for t in triples
+                if not (
+                    t.sentence
+                    and (
+                        in_present(t.sentence)
+                        or dated_as_history(t.sentence)
+                        and not names_same_event(t.sentence, query)
+                    )
+                )
+            ]
         if budget is not None and fallback_reason is None:
             antecedents = _antecedents(documents, embedder, event_reader)
             anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)

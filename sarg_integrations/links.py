@@ -53,6 +53,7 @@ __all__ = [
     "ProfileReader",
     "antecedent_documents",
     "continues_earlier_text",
+    "dated_as_history",
     "documents_continuing_event",
     "documents_stating_open_causes",
     "names_same_event",
@@ -629,13 +630,39 @@ def _compound_head(word: str, end: str) -> bool:
 # story told ("The Kessa reservoir was created in 1961", "Measles was first described in
 # the ninth century", "Port Ardane handled 1.2 million containers last year"). A story's
 # steps are told by the day, the week or the month; "last year's price" and "down 18
-# percent on last year" compare with the year, they are not dated by it.
+# percent on last year" compare with the year, and "in January last year" dates a step by
+# its month.
 _HISTORY_DATE = re.compile(
     r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bcentur(?:y|ies)\b"
-    r"|(?<!\bon\s)(?<!\bthan\s)(?<!\bsince\s)\blast\s+year\b(?!['’]s)"
+    r"|(?<!\bon\s)(?<!\bthan\s)(?<!\bsince\s)"
+    + "".join(
+        rf"(?<!{month}\s)"
+        for month in (
+            "january", "february", "march", "april", "may", "june", "july", "august",
+            "september", "october", "november", "december",
+        )
+    )
+    + r"\blast\s+year\b(?!['’]s)"
     r"|\b(?:past|last)\s+decades?\b|\bdecades?\s+ago\b",
     re.IGNORECASE,
 )
+def dated_as_history(text: str) -> bool:
+    """Whether ``text`` is dated by a year, a decade, a century or "last year", as history
+    is; a story's steps are dated by the day, the week or the month (:data:`_HISTORY_DATE`).
+
+    Example:
+        >>> dated_as_history("The Thornby industrial estate was expanded in 2018.")
+        True
+        >>> dated_as_history("Port Ardane handled 1.2 million containers last year.")
+        True
+        >>> dated_as_history("The clinic closed in January last year.")
+        False
+        >>> dated_as_history("Milk deliveries are down 18 percent on last year.")
+        False
+    """
+    return _HISTORY_DATE.search(text) is not None
+
+
 # A present state told as one that came about, which a profile's present is not:
 # "Shopkeepers say foot patrols are *now* a rare sight", "larger ships can *no longer*
 # enter", "a fifth of its drivers have *yet to* finish the course", "No lorries have been

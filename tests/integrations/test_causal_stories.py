@@ -45,10 +45,11 @@ KNOWN_MISSES = {
     # that ash damages engines is world knowledge (cosine 0.06). Airport passes since the
     # twenty-fifth session: "Halden airport opened a new terminal last year" is dated
     # history (links.tells_past_event), so the fill passes over it for the ash document.
-    # Every chain document is in, with a distractor: see KNOWN_DISTRACTORS. The lake story
-    # passes since a similar span links only where its sentence tells an event ("Farms
-    # around the lake grow mostly maize" is a profile).
-    "reservoir": "the dam document comes in with the chain",
+    # Every chain document was in, with a distractor (the dam's history, "The Kessa
+    # reservoir was created in 1961"), until the twenty-fifth session: asked what
+    # happened, a sentence dated as history links no document (links.dated_as_history).
+    # The lake story passes since a similar span links only where its sentence tells an
+    # event ("Farms around the lake grow mostly maize" is a profile).
     # A seventh set (reservoir, bus, pharmacy, shipwreck, bakery), run once on the code of
     # the similar-span links: bus and bakery passed; pharmacy passes since an open end may
     # name the relation upstream ("the halt" / "halted"). "The tanker ran aground … and
@@ -335,8 +336,9 @@ KNOWN_MISSES = {
 # carries a chain nor links a document: flu, gazette and tala hold no distractor.
 KNOWN_DISTRACTORS = {
     # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
-    # in 1961" (a real temporal triple of the dam's history) shares its stem "reservoir".
-    "reservoir": "the dam's history shares the stem 'reservoir' with the open end's span",
+    # in 1961" (a real temporal triple of the dam's history) shared its stem "reservoir"
+    # until the twenty-fifth session (a dated sentence links no document). Corran's dated
+    # history still carries a chain: cutting dated chains cost ESTER answers.
     "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
     "pelt": "'The Pelt cooperative was formed by 40 farming families' carries the chain",
     # The causal budget held one document more, "Halden airport opened a new terminal last
@@ -387,7 +389,7 @@ def test_story_ids_are_unique() -> None:
 # read both). Each floor is the count on the latest session's final code: a change
 # that loses stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
-UNTUNED_FLOORS = {"a": 42, "b": 38, "c": 13, "d": 23}
+UNTUNED_FLOORS = {"a": 42, "b": 38, "c": 15, "d": 24}
 
 
 def test_the_untuned_story_sets_keep_their_floor(pipeline) -> None:

@@ -1850,6 +1850,7 @@ def test_which_statements_state_a_profile(text, profile):
         ("Tourism officials say hiking visits have grown over the past decade.", False),
         ("Westbridge hospital delivered 620 babies, down from 800 a decade ago.", False),
         ("Traders charged nearly twice last year's price for apples.", True),
+        ("The vaccination clinic closed in January last year after its lease expired.", True),
         # A present state told as one that came about is what happened.
         ("Shopkeepers say foot patrols in the centre are now a rare sight.", True),
         ("Milk deliveries to the cooperative are down 18 percent on last year.", True),
@@ -2280,3 +2281,45 @@ def test_a_question_for_causes_takes_the_step_after_a_chain_document():
     found = linked_evidence(docs, held, triples, "backward",
                             event_reader=_Events("walked", "could not"))
     assert [(p.document_id, p.selected_by) for p in found] == [("crews", "linked")]
+
+
+def test_asked_what_happened_a_sentence_dated_as_history_links_no_document():
+    # "Bee colonies were first counted in 1998" shares the story's bees, but a year dates
+    # it as history: asked what happened it brings no document in, unless it tells the
+    # asked event itself ("In 2024 the region banned the pesticide").
+    from sarg_integrations.prompting import PromptTemplate
+
+    docs = [
+        SourceDocument("recovery", "After the ban, bee colonies recovered within two years."),
+        SourceDocument("apples", "The recovered bee colonies raised apple yields."),
+        SourceDocument("count", "Bee colonies were first counted in 1998."),
+        SourceDocument("ban", "In 2024 the region banned the pesticide."),
+    ]
+    triples = [
+        Triple("pesticide ban", "allowed", "bee colonies recovered", document_id="recovery",
+               sentence=docs[0].text),
+        Triple("recovered bee colonies", "raised", "apple yields", document_id="apples",
+               sentence=docs[1].text),
+        Triple("bee colonies", "counted in", "1998 survey", document_id="count",
+               sentence=docs[2].text),
+        Triple("region", "banned", "pesticide ban", document_id="ban", sentence=docs[3].text),
+    ]
+    hop = ChainHop("pesticide ban", "bee colonies recovered", "allowed", RelationType.CAUSAL,
+                   True, ("recovery",), (docs[0].text,))
+    chain = ReasoningChain(("pesticide ban", "bee colonies recovered"), (hop,), 1.0,
+                           Direction.FORWARD)
+
+    def held(query):
+        compiled = compile_evidence(
+            query, docs, [chain], None,
+            config=SARGConfig(causal_evidence_budget=0.3), embedder=HashingEmbedder(),
+            template=PromptTemplate(), triples=triples, direction="forward",
+            event_reader=_Events("recovered", "raised", "banned"), profile_reader=NoProfiles(),
+        )
+        return [(p.document_id, p.selected_by) for p in compiled.evidence]
+
+    asked = held("What happened after the pesticide ban?")
+    assert ("apples", "linked") in asked and ("ban", "linked") in asked, asked
+    assert "count" not in dict(asked)
+    # Asked what a thing does (not what happened), the dated sentence links as before.
+    assert ("count", "linked") in held("What does the pesticide ban lead to?")

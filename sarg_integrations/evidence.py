@@ -665,18 +665,12 @@ def compile_evidence(
             # 2024 the region banned the pesticide"). It may still carry a chain: news
             # sentences carry years, and cutting those chains cost ESTER answers
             # (twenty-fourth session).
-            triples = [
-                t
-                for t in triples
-                if not (
-                    t.sentence
-                    and (
-                        in_present(t.sentence)
-                        or dated_as_history(t.sentence)
-                        and not names_same_event(t.sentence, query)
-                    )
+            def links_nothing(sentence: str) -> bool:
+                return in_present(sentence) or (
+                    dated_as_history(sentence) and not names_same_event(sentence, query)
                 )
-            ]
+
+            triples = [t for t in triples if not (t.sentence and links_nothing(t.sentence))]
         if budget is not None and fallback_reason is None:
             antecedents = _antecedents(documents, embedder, event_reader)
             anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)

@@ -632,20 +632,21 @@ def _compound_head(word: str, end: str) -> bool:
 # steps are told by the day, the week or the month; "last year's price" and "down 18
 # percent on last year" compare with the year, and "in January last year" dates a step by
 # its month.
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)
 _HISTORY_DATE = re.compile(
     r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bcentur(?:y|ies)\b"
     r"|(?<!\bon\s)(?<!\bthan\s)(?<!\bsince\s)"
-    + "".join(
-        rf"(?<!{month}\s)"
-        for month in (
-            "january", "february", "march", "april", "may", "june", "july", "august",
-            "september", "october", "november", "december",
-        )
-    )
+    + "".join(rf"(?<!{month}\s)" for month in _MONTHS)
     + r"\blast\s+year\b(?!['’]s)"
     r"|\b(?:past|last)\s+decades?\b|\bdecades?\s+ago\b",
     re.IGNORECASE,
 )
+
+
 def dated_as_history(text: str) -> bool:
     """Whether ``text`` is dated by a year, a decade, a century or "last year", as history
     is; a story's steps are dated by the day, the week or the month (:data:`_HISTORY_DATE`).
@@ -677,8 +678,9 @@ _CHANGED_STATE = re.compile(
     r"|\bon\s+record\b|\b(?:above|below)[- ](?:the\s+)?(?:average|normal|usual)\b"
     r"|\bin\s+(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty"
     r"|\d+)\s+(?:years|decades?)\b"
-    r"|\bby\s+(?:the\s+end\s+of\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday"
-    r"|sunday|morning|evening|nightfall|midday|noon|the\s+weekend)\b",
+    r"|\bby\s+(?:the\s+end\s+of\s+)?(?:"
+    + "|".join(_WEEKDAYS)
+    + r"|morning|evening|nightfall|midday|noon|the\s+weekend)\b",
     re.IGNORECASE,
 )
 _PAST_MODALS = frozenset({"could", "would", "had"})
@@ -688,9 +690,9 @@ _PAST_MODALS = frozenset({"could", "would", "had"})
 _STATE_FRAME = re.compile(
     r"^\s*by\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+)?|next\s+|that\s+|this\s+)?"
     r"(?:morning|noon|afternoon|evening|night|nightfall|midnight|dawn|then|weekend|time"
-    r"|spring|summer|autumn|fall|winter|week|month|day"
-    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march"
-    r"|april|may|june|july|august|september|october|november|december)\b"
+    r"|spring|summer|autumn|fall|winter|week|month|day|"
+    + "|".join(_WEEKDAYS + _MONTHS)
+    + r")\b"
     r"|\bfor\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|"
     r"a\s+few|\d+)\s+(?:more\s+)?(?:hour|day|night|week|month)s?\b",
     re.IGNORECASE,
@@ -776,7 +778,7 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         True
     """
     sentence = _first_sentence(text, nlp)
-    if sentence is None or _HISTORY_DATE.search(sentence.text) or _told_as_background(sentence):
+    if sentence is None or dated_as_history(sentence.text) or _told_as_background(sentence):
         return False
     if _came_about(sentence):
         return True
@@ -823,7 +825,7 @@ def states_in_present(text: str, nlp: Any = None) -> bool:
 
 def _told_in_present(sentence: Any) -> bool:
     """:func:`states_in_present` of a parsed sentence."""
-    if _came_about(sentence) and not _HISTORY_DATE.search(sentence.text):
+    if _came_about(sentence) and not dated_as_history(sentence.text):
         return False
     # A past participle read without its auxiliary counts (:func:`_past_verb`: "shops on
     # the high street closed by the summer" is parsed with a VBN root), and a modal tells

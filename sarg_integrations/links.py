@@ -736,8 +736,30 @@ def _came_about(sentence: Any) -> bool:
     """A sentence told in the present (a verb in the present) of a state that came about
     (:data:`_CHANGED_STATE`): "Morning tailbacks *now stretch* for six miles"."""
     return _CHANGED_STATE.search(sentence.text) is not None and any(
-        token.tag_ in ("VBZ", "VBP") for token in sentence
+        _present_verb(token) for token in sentence
     )
+
+
+def _present_verb(token: Any) -> bool:
+    """A verb in the present, not a plural noun the small tagger read as one: a word
+    with an article of its own is a noun ("The stuck *barges* delayed coal deliveries")."""
+    return token.tag_ in ("VBZ", "VBP") and not _misread_noun(token)
+
+
+def _misread_noun(token: Any) -> bool:
+    """A "verb" with an article before it ("The stuck *barges*"): a noun misread."""
+    return any(
+        c.dep_ == "det" and c.lower_ in _ARTICLES and c.i < token.i for c in token.children
+    )
+
+
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def _verbal_root(sentence: Any) -> bool:
+    """The parser found the sentence's verb: its root is one, not a misread noun."""
+    root = sentence.root
+    return root.pos_ in ("VERB", "AUX") and not _misread_noun(root)
 
 
 def tells_past_event(text: str, nlp: Any = None) -> bool:
@@ -840,7 +862,7 @@ def _told_in_present(sentence: Any) -> bool:
         return False
     # Only a verb in the present says so: a sentence parsed with no finite verb ("A water
     # main burst under Tarrow Street", "burst" read as a noun) may well tell the past.
-    return any(token.tag_ in ("VBZ", "VBP") for token in sentence)
+    return any(_present_verb(token) for token in sentence)
 
 
 def states_profile(text: str, nlp: Any = None) -> bool:
@@ -918,7 +940,7 @@ def _past_verb(token: Any) -> bool:
     "has risen"; not a copula or "had" alone, nor a present passive ("are covered")."""
     if token.pos_ not in ("VERB", "AUX") or token.dep_ in ("aux", "auxpass"):
         return False
-    if token.dep_ in ("acl", "amod") and token.sent.root.pos_ in ("VERB", "AUX"):
+    if token.dep_ in ("acl", "amod") and _verbal_root(token.sent):
         return False  # "the main catches landed at Velmar": a description, not the event
     auxiliaries = [c for c in token.children if c.dep_ in ("aux", "auxpass")]
     obliged = token.lemma_ == "have" and any(c.dep_ == "xcomp" for c in token.children)
@@ -935,7 +957,7 @@ def _past_verb(token: Any) -> bool:
     return token.tag_ == "VBN" and (
         any(a.lemma_ == "have" for a in auxiliaries)
         or any(c.dep_ == "nsubj" for c in token.children)
-        or token.sent.root.pos_ not in ("VERB", "AUX")
+        or not _verbal_root(token.sent)
     )
 
 

@@ -205,8 +205,11 @@ KNOWN_MISSES = {
     # A twenty-second set (kilby, mossel, pirn, hollin, ravel), written on 2026-12-04 after
     # the cross-document antecedents (links.antecedent_documents) and run once on that
     # code: only kilby passed (1 of 5).
-    # "The main lock … broke" / "Barges could no longer pass": world knowledge.
-    "mossel": "'the lock broke' / 'barges could no longer pass' is world knowledge",
+    # "The main lock … broke" / "Barges could no longer pass": world knowledge. Since the
+    # twenty-sixth session its fallback evidence is right: "The stuck barges delayed coal
+    # deliveries" (the small tagger reads "barges" as the verb) tells an event, so the
+    # fill links it on from "forty of them were stuck".
+    "mossel": "'the lock broke' / 'barges could no longer pass': the right documents on fallback",
     # Pirn passes since the twenty-second session: an unsure direction head follows the
     # question's cue words (backward), and "most of snow" is entered by its clause, so the
     # chains to the warm nights are in the prompt, not a fallback.

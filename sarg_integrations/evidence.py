@@ -48,6 +48,7 @@ from sarg_integrations.links import (
     names_same_event,
     restates_key_phrase,
     states_in_present,
+    tells_origin_of,
 )
 from sarg_integrations.schema import (
     Direction,
@@ -479,8 +480,9 @@ NO_ANCHORED_CHAINS = (
 )
 
 NO_EVENT_CHAINS = (
-    "the query asks what happened, and every kept chain starts with a statement in the "
-    "present (a profile or a general fact), so the evidence is filled by relevance"
+    "the query asks what happened, and every kept chain starts with a statement of "
+    "background (a profile, a general fact, or where a thing the query names came "
+    "from), so the evidence is filled by relevance"
 )
 
 COMPARES_NAMED_THINGS = (
@@ -608,7 +610,10 @@ def compile_evidence(
             :class:`~sarg_integrations.links.PresentTenseProfileReader`): asked what
             happened (:func:`asks_what_happened`), the budget policy cuts chains where a
             hop is told only by such sentences (:func:`chains_told_as_events`) and links
-            no document through their triples.
+            no document through their triples; so it does with a sentence telling where
+            a thing the question names came from
+            (:func:`~sarg_integrations.links.tells_origin_of`: "The Corran dam was built
+            in 1958"), which then tells no event either.
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
@@ -649,9 +654,14 @@ def compile_evidence(
         if happened:
             # A profile or a general fact is no step of what happened: it neither carries
             # a chain nor links a document to the story. Each sentence is read once.
-            in_present = functools.lru_cache(maxsize=None)(
-                (profile_reader or PresentTenseProfileReader()).states_profile
-            )
+            profile = (profile_reader or PresentTenseProfileReader()).states_profile
+
+            # So is where a thing the question names came from ("The Corran dam was built
+            # in 1958 to supply the city" for the crack found in its spillway).
+            @functools.lru_cache(maxsize=None)
+            def in_present(sentence: str) -> bool:
+                return tells_origin_of(sentence, query) or profile(sentence)
+
             if fallback_reason is None:
                 told = chains_told_as_events(chains, in_present)
                 stats["chains_through_profiles"] = len(chains) - sum(
@@ -671,6 +681,7 @@ def compile_evidence(
                 )
 
             triples = [t for t in triples if not (t.sentence and links_nothing(t.sentence))]
+            event_reader = _EventsOf(query, event_reader or PastTenseEventReader())
         if budget is not None and fallback_reason is None:
             antecedents = _antecedents(documents, embedder, event_reader)
             anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
@@ -772,6 +783,19 @@ def compile_evidence(
     else:
         prompt = compile_flat_prompt(query, evidence, template)
     return CompiledEvidence(evidence, prompt, chains, fallback_reason)
+
+
+@dataclass(frozen=True)
+class _EventsOf:
+    """An event reader for a question about what happened: where a thing the question
+    names came from (:func:`~sarg_integrations.links.tells_origin_of`) tells no step of
+    its story ("The Pelt cooperative was formed by 40 farming families")."""
+
+    query: str
+    reader: EventReader
+
+    def tells_event(self, text: str) -> bool:
+        return not tells_origin_of(text, self.query) and self.reader.tells_event(text)
 
 
 def restated_entry_similarity(

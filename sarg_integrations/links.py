@@ -664,6 +664,58 @@ def dated_as_history(text: str) -> bool:
     return _HISTORY_DATE.search(text) is not None
 
 
+# How a thing came to be, told as its background: "The Corran dam *was built* in 1958",
+# "The Pelt cooperative *was formed* by 40 farming families", "Halvorsen's *was founded*
+# in 1938". The verb's forms map to the stem a question asking about that origin uses
+# ("building the weir", "the founding of").
+_ORIGIN_VERBS = {
+    "built": "build", "constructed": "construct", "dug": "dig", "founded": "found",
+    "formed": "form", "established": "establish", "created": "creat", "opened": "open",
+    "launched": "launch", "introduced": "introduc", "set up": "set",
+}
+_ORIGIN = re.compile(
+    r"^\W*(?P<thing>[^,;:]+?)\s+(?:was|were)\s+(?:first\s+|originally\s+)?"
+    r"(?P<verb>" + "|".join(v.replace(" ", r"\s+") for v in _ORIGIN_VERBS) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _brings_in_new_thing(sentence: str) -> bool:
+    """``sentence`` opens by telling how a thing came to be, the thing new to the text (an
+    indefinite article: "A hydroelectric dam was built across the Karsk")."""
+    found = _ORIGIN.match(sentence)
+    return found is not None and re.match(r"an?\s", found["thing"], re.IGNORECASE) is not None
+
+
+def tells_origin_of(sentence: str, query: str) -> bool:
+    """Whether ``sentence`` opens by telling how a thing that ``query`` names came to be
+    (built, founded, formed, dug, opened, …: :data:`_ORIGIN`), and ``query`` does not ask
+    about that origin (no word of its verb: "How did *building* the weir affect …").
+
+    Such a sentence is the thing's background, not a step of what happened to it: news
+    tells where a dam, a club or a shop came from beside what befell it. A thing the
+    question does not name may well be a step ("A hydroelectric dam was built across the
+    Karsk River" for "Why did salmon disappear from the Karsk River?": the dam shares no
+    word with the question but the river's, which is not the thing built).
+
+    Example:
+        >>> tells_origin_of("The Corran dam was built in 1958 to supply the city.",
+        ...                 "What happened after a crack was found in the Corran dam?")
+        True
+        >>> tells_origin_of("A hydroelectric dam was built across the Karsk River.",
+        ...                 "Why did salmon disappear from the Karsk River?")
+        False
+        >>> tells_origin_of("The Calder weir was built across the River Osk in 2015.",
+        ...                 "How did building the Calder weir affect fishing on the Osk?")
+        False
+    """
+    found = _ORIGIN.match(sentence)
+    if found is None or not node_words(found["thing"]) & node_words(query):
+        return False
+    verb = _ORIGIN_VERBS[" ".join(found["verb"].lower().split())]
+    return not any(_stem(word).startswith(verb) for word in re.findall(r"[a-z]+", query.lower()))
+
+
 # A present state told as one that came about, which a profile's present is not:
 # "Shopkeepers say foot patrols are *now* a rare sight", "larger ships can *no longer*
 # enter", "a fifth of its drivers have *yet to* finish the course", "No lorries have been
@@ -774,6 +826,8 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     state, past or present, measured against a record or the norm ("had its driest
     summer on record", "was 55 percent below average", "almost bare by Monday"). A past
     told as background is none ("once produced", "previously taught", "was known for").
+    A new thing's coming to be is an event even dated ("*A* hydroelectric dam was built
+    across the Karsk in 2005"), a known one's is history ("*The* gym was built in 1974").
 
     Profiles, which the stories' distractors are, are told in the present ("The hills
     are covered with pine", "Dock workers earn more") or dated ("opened in 1978").
@@ -800,8 +854,12 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
         True
     """
     sentence = _first_sentence(text, nlp)
-    if sentence is None or dated_as_history(sentence.text) or _told_as_background(sentence):
+    if sentence is None or _told_as_background(sentence):
         return False
+    if dated_as_history(sentence.text):
+        # Dated as history, only a new thing's coming to be is a step: "*A* hydroelectric
+        # dam was built across the Karsk in 2005", not "*The* gym was built in 1974".
+        return _brings_in_new_thing(sentence.text)
     if _came_about(sentence):
         return True
     # A past state told as an outcome is what happened: "As a result, two million

@@ -246,17 +246,19 @@ KNOWN_MISSES = {
     "velden": "the asthma document states no relation; the ban follows from the pollution",
     # "Engineers found a large crack in the spillway" states no relation, and "Fearing a
     # failure, they lowered the reservoir" meets it only through world knowledge (a
-    # crack, a failure); the dam's history ("built in 1958 to supply the city") then
-    # carries the chain.
-    "corran": "'a crack' / 'Fearing a failure' is world knowledge; the dam's history chains",
+    # crack, a failure). Since the twenty-sixth session its fallback evidence is right:
+    # asked what happened, where a thing the question names came from ("The Corran dam
+    # was built in 1958 to supply the city", links.tells_origin_of) carries no chain, and
+    # the relevance fill brings the marina in.
+    "corran": "'a crack' / 'Fearing a failure' is world knowledge: right documents on fallback",
     # A twenty-sixth set (brenna, tilde, karsk, mira, dunmore), written on 2026-12-04 after
     # the twenty-fifth set's changes and run once on that code: brenna passed (1 of 5).
     # Tilde passes since a time read as the cause is no relation ("closed in April after
     # 90 years") and a named producer's past output is a profile ("The Tilde steelworks
     # made rails").
-    # "A hydroelectric dam was built across the lower Karsk River in 2005" states no
-    # relation, reads as the dam's history, and the chain starts at "dam" in the next one.
-    "karsk": "the dam's construction states no relation: the story's first step stays out",
+    # Karsk passes since the twenty-sixth session: "*A* hydroelectric dam was built
+    # across the lower Karsk River in 2005" brings in a new thing, which a year does not
+    # make history, so it is the story's start for the chain from "dam".
     # No document states a relation: finding bacteria, testing batches and a recall meet
     # only through world knowledge, so the question falls back to relevance.
     "mira": "no document states a relation: the query falls back (the plant step stays out)",
@@ -297,10 +299,9 @@ KNOWN_MISSES = {
     # twenty-ninth set's changes and run once on that code: none passed (0 of 5). Since,
     # a time read as the effect is no relation ("rose sharply *in the spring*"); no story
     # of the set passes for it.
-    # "Milk production … rose sharply" / "The surplus" is world knowledge, and "The Pelt
-    # cooperative was formed by 40 farming families" (its founders read as its cause)
-    # continues the cooperative's name.
-    "pelt": "'production rose' / 'The surplus' is world knowledge; the founders chain in",
+    # Pelt passes since the twenty-sixth session: "The Pelt cooperative was formed by 40
+    # farming families" is where the asked cooperative came from, no step of the story,
+    # and the budget it took brings "Milk production … rose sharply" in.
     # "Engineers closed the Marra tunnel" / "Lorries had to take a … detour over the
     # mountain pass": that a closed tunnel means a detour is world knowledge, and "over
     # the mountain pass" is read as a reason.
@@ -340,10 +341,9 @@ KNOWN_MISSES = {
 KNOWN_DISTRACTORS = {
     # "the reservoir nearly empty" is read in its whole span, and "Kessa reservoir created
     # in 1961" (a real temporal triple of the dam's history) shared its stem "reservoir"
-    # until the twenty-fifth session (a dated sentence links no document). Corran's dated
-    # history still carries a chain: cutting dated chains cost ESTER answers.
-    "corran": "the dam's history ('built in 1958 to supply the city') carries the chain",
-    "pelt": "'The Pelt cooperative was formed by 40 farming families' carries the chain",
+    # until the twenty-fifth session (a dated sentence links no document). Corran's and
+    # Pelt's origins ("The Corran dam was built in 1958", "The Pelt cooperative was formed
+    # by 40 farming families") carried a chain until the twenty-sixth session.
     # The causal budget held one document more, "Halden airport opened a new terminal last
     # year", until the twenty-fifth session read "last year" as history.
 }

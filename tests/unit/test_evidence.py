@@ -65,6 +65,7 @@ from sarg_integrations.links import (
     restates_key_phrase,
     states_in_present,
     states_profile,
+    tells_origin_of,
     tells_past_event,
 )
 from sarg_integrations.prompting import render_evidence
@@ -1838,6 +1839,9 @@ def test_which_statements_state_a_profile(text, profile):
         ("Desert locusts can travel up to 150 kilometres a day.", False),
         ("Cod and hake are the main catches landed at Velmar.", False),
         ("The ferry terminal opened in 1978 and has two berths.", False),  # dated: history
+        ("The gym was built in 1974.", False),
+        # ... but a new thing's coming to be is a step, dated or not.
+        ("A hydroelectric dam was built across the lower Karsk River in 2005.", True),
         ("Measles was first described in the ninth century.", False),
         ("The port was a busy place.", False),  # a copula tells no event
         # ... but a past state told as an outcome does.
@@ -2328,3 +2332,76 @@ def test_asked_what_happened_a_sentence_dated_as_history_links_no_document():
     assert "count" not in dict(asked)
     # Asked what a thing does (not what happened), the dated sentence links as before.
     assert ("count", "linked") in held("What does the pesticide ban lead to?")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "query", "origin"),
+    [
+        ("The Corran dam was built in 1958 to supply the city with water.",
+         "What happened after a crack was found in the Corran dam's spillway?", True),
+        ("The Pelt cooperative was formed by 40 farming families.",
+         "Why did the Pelt dairy cooperative cut the price it pays farmers?", True),
+        ("Halvorsen's was founded in 1938 by Danish immigrant Erik Halvorsen.",
+         "What were the consequences of the closure of Halvorsen's department store?", True),
+        ("The Mossel canal was first dug in the 1820s.",
+         "What happened after the lock on the Mossel canal broke?", True),
+        ("Tillbrook Station was set up in 1872.",
+         "Why were passengers stranded at Tillbrook Station overnight?", True),
+        # A thing the question does not name may be a step of the story ...
+        ("A hydroelectric dam was built across the lower Karsk River in 2005.",
+         "Why did salmon disappear from the Karsk River?", False),
+        # ... and a question about the origin itself asks for it.
+        ("The Calder weir was built across the River Osk in 2015 to supply water to farms.",
+         "How did building the Calder weir affect fishing families on the River Osk?", False),
+        ("The Pelt cooperative was formed by 40 farming families.",
+         "What happened after the Pelt cooperative was formed?", False),
+        # Not an origin: the dam did something; nor one told later in the sentence.
+        ("The Corran dam burst in 1958.", "What happened after the Corran dam burst?", False),
+        ("In March, engineers said the Corran dam was built badly.",
+         "Why was the Corran dam lowered?", False),
+    ],
+)
+def test_tells_origin_of_a_thing_the_question_names(sentence, query, origin):
+    assert tells_origin_of(sentence, query) is origin
+
+
+def test_asked_what_happened_the_origin_of_a_named_thing_is_no_step_of_the_story():
+    # "The Pelt cooperative was formed by 40 farming families": where the asked cooperative
+    # came from carries no chain and starts no story (the chain is cut at it, and the
+    # document is not brought in as the story's start), unless the question asks about it.
+    from sarg_integrations.prompting import PromptTemplate
+
+    docs = [
+        SourceDocument("cut",
+                       "Facing lower prices, the Pelt cooperative cut what it pays farmers."),
+        SourceDocument("formed", "The Pelt cooperative was formed by 40 farming families."),
+        SourceDocument("cows", "Dairy cows produce about 25 litres of milk a day."),
+    ]
+    triples = [
+        Triple("Pelt cooperative", "cut", "pays farmers", document_id="cut", sentence=docs[0].text),
+        Triple("40 farming families", "was formed by", "Pelt cooperative", document_id="formed",
+               sentence=docs[1].text),
+    ]
+    hops = (
+        ChainHop("pays farmers", "Pelt cooperative", "cut", RelationType.CAUSAL, False,
+                 ("cut",), (docs[0].text,)),
+        ChainHop("Pelt cooperative", "40 farming families", "was formed by", RelationType.CAUSAL,
+                 False, ("formed",), (docs[1].text,)),
+    )
+    chain = ReasoningChain(("pays farmers", "Pelt cooperative", "40 farming families"), hops,
+                           1.0, Direction.BACKWARD)
+
+    def held(query):
+        compiled = compile_evidence(
+            query, docs, [chain], None,
+            config=SARGConfig(causal_evidence_budget=0.3), embedder=HashingEmbedder(),
+            template=PromptTemplate(), triples=triples, direction="backward",
+            event_reader=_Events("cut", "formed"), profile_reader=NoProfiles(),
+        )
+        return [c.nodes for c in compiled.chains], [p.document_id for p in compiled.evidence]
+
+    chains, evidence = held("Why did the Pelt cooperative cut the price it pays farmers?")
+    assert chains == [("pays farmers", "Pelt cooperative")] and "formed" not in evidence, (
+        chains, evidence)
+    chains, evidence = held("Why did the Pelt cooperative, formed by farmers, cut its prices?")
+    assert chains == [chain.nodes] and "formed" in evidence, (chains, evidence)

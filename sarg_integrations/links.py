@@ -794,7 +794,13 @@ def _came_about(sentence: Any) -> bool:
 
 def _present_verb(token: Any) -> bool:
     """A verb in the present, not a plural noun the small tagger read as one: a word
-    with an article of its own is a noun ("The stuck *barges* delayed coal deliveries")."""
+    with an article of its own is a noun ("The stuck *barges* delayed coal deliveries").
+    A bare verb with a subject of its own and no auxiliary is one the tagger read as
+    the base form ("Patients now *wait* six hours")."""
+    if token.tag_ == "VB":
+        return any(c.dep_ == "nsubj" for c in token.children) and not any(
+            c.dep_ in ("aux", "auxpass") for c in token.children
+        )
     return token.tag_ in ("VBZ", "VBP") and not _misread_noun(token)
 
 

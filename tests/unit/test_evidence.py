@@ -1782,6 +1782,9 @@ def test_only_the_fill_is_linked_on():
         ("A water main burst under Tarrow Street on Monday.", False),  # no verb read
         # A noun with its article is no verb, even tagged as one ("barges" as VBZ).
         ("The stuck barges delayed coal deliveries to the Tarn power plant.", False),
+        # A bare verb with its own subject is a present one ("wait" tagged VB).
+        ("Patients at the emergency department wait an average of six hours to be seen at "
+         "night.", True),
         # A state told in the present as one that came about is no profile ...
         ("Shopkeepers say foot patrols in the centre are now a rare sight.", False),
         ("Morning tailbacks on the A61 into Lowmarsh now stretch for six miles.", False),
@@ -1865,6 +1868,8 @@ def test_which_statements_state_a_profile(text, profile):
         ("Milk deliveries to the cooperative are down 18 percent on last year.", True),
         ("No lorries have been landed on the island since.", True),
         ("A fifth of its drivers have yet to finish the course.", True),
+        ("Patients at the emergency department now wait an average of six hours to be seen "
+         "at night, up from under three in September.", True),  # "wait" tagged VB
         # So is a state measured against a record or the norm, past or present.
         ("Hallowmere had its driest summer on record, with just 31mm of rain.", True),
         ("Snowpack in the Tessel Range was 55 percent below average at the end of winter.", True),

@@ -952,10 +952,20 @@ def states_profile(text: str, nlp: Any = None) -> bool:
 
 def _bare_past(token: Any) -> bool:
     """A verb read as a bare present that its singular subject says is past: "The weaker
-    flow *let* salt water push up the estuary" (the present is "lets")."""
-    return token.tag_ == "VBP" and any(
+    flow *let* salt water push up the estuary" (the present is "lets"). Only a verb whose
+    past is its bare form can be one ("British Transport Police *say*" is a present: a
+    name's number is not in its tag)."""
+    return token.tag_ == "VBP" and token.lower_ in _SAME_IN_PAST and any(
         c.dep_ == "nsubj" and c.tag_ in ("NN", "NNP") for c in token.children
     )
+
+
+# English verbs whose past is their bare form.
+_SAME_IN_PAST = frozenset({
+    "bet", "bid", "broadcast", "burst", "cast", "cost", "cut", "fit", "forecast", "hit",
+    "hurt", "let", "put", "quit", "read", "rid", "set", "shed", "shut", "slit", "split",
+    "spread", "thrust", "upset",
+})
 
 
 @runtime_checkable

@@ -481,8 +481,8 @@ NO_ANCHORED_CHAINS = (
 
 NO_EVENT_CHAINS = (
     "the query asks what happened, and every kept chain starts with a statement of "
-    "background (a profile, a general fact, or where a thing the query names came "
-    "from), so the evidence is filled by relevance"
+    "background (a profile, a general fact, history, or where a thing the query names "
+    "came from), so the evidence is filled by relevance"
 )
 
 COMPARES_NAMED_THINGS = (
@@ -613,7 +613,9 @@ def compile_evidence(
             no document through their triples; so it does with a sentence telling where
             a thing the question names came from
             (:func:`~sarg_integrations.links.tells_origin_of`: "The Corran dam was built
-            in 1958"), which then tells no event either.
+            in 1958"), which then tells no event either, and with one dated as history
+            (:func:`~sarg_integrations.links.dated_as_history`) that does not tell the
+            asked event (:func:`~sarg_integrations.links.names_same_event`).
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
@@ -652,34 +654,32 @@ def compile_evidence(
         antecedents: dict[str, str] | None = None
         happened = budget is not None and asks_what_happened(query)
         if happened:
-            # A profile or a general fact is no step of what happened: it neither carries
-            # a chain nor links a document to the story. Each sentence is read once.
+            # Background is no step of what happened: it neither carries a chain nor
+            # links a document to the story. A profile or a general fact is background,
+            # and so is where a thing the question names came from ("The Corran dam was
+            # built in 1958 to supply the city" for the crack found in its spillway), and
+            # a sentence dated as history ("Fenbrook Rovers were promoted in 2017" for
+            # their relegation), unless it tells the asked event ("In 2024 the region
+            # banned the pesticide", "The Group 20 first met in December 1999 following
+            # the crisis" for the meeting). Each sentence is read once.
             profile = (profile_reader or PresentTenseProfileReader()).states_profile
 
-            # So is where a thing the question names came from ("The Corran dam was built
-            # in 1958 to supply the city" for the crack found in its spillway).
             @functools.lru_cache(maxsize=None)
-            def in_present(sentence: str) -> bool:
-                return tells_origin_of(sentence, query) or profile(sentence)
+            def links_nothing(sentence: str) -> bool:
+                return (
+                    tells_origin_of(sentence, query)
+                    or (dated_as_history(sentence) and not names_same_event(sentence, query))
+                    or profile(sentence)
+                )
 
             if fallback_reason is None:
-                told = chains_told_as_events(chains, in_present)
+                told = chains_told_as_events(chains, links_nothing)
                 stats["chains_through_profiles"] = len(chains) - sum(
                     any(chain is kept for kept in told) for chain in chains
                 )
                 if chains and not told:
                     fallback_reason = NO_EVENT_CHAINS
                 chains = told
-            # Nor does a sentence dated as history ("The Thornby industrial estate was
-            # expanded in 2018") link a document, unless it tells the asked event ("In
-            # 2024 the region banned the pesticide"). It may still carry a chain: news
-            # sentences carry years, and cutting those chains cost ESTER answers
-            # (twenty-fourth session).
-            def links_nothing(sentence: str) -> bool:
-                return in_present(sentence) or (
-                    dated_as_history(sentence) and not names_same_event(sentence, query)
-                )
-
             triples = [t for t in triples if not (t.sentence and links_nothing(t.sentence))]
             event_reader = _EventsOf(query, event_reader or PastTenseEventReader())
         if budget is not None and fallback_reason is None:

@@ -300,6 +300,11 @@ _IRREGULAR_PASTS = {
     "fell": "fall", "struck": "strike", "froze": "freeze", "sank": "sink", "grew": "grow",
     "built": "build", "bought": "buy", "spent": "spend", "caught": "catch", "won": "win",
     "began": "begin", "drove": "drive", "stole": "steal", "spoke": "speak", "chose": "choose",
+    # "The Group 20 first *met* in 1999" / "the *meeting*", "gunmen *shot*" / "the *shooting*".
+    "met": "meet", "held": "hold", "fought": "fight", "fled": "flee", "withdrew": "withdraw",
+    "flew": "fly", "shot": "shoot", "dug": "dig", "swept": "sweep", "tore": "tear",
+    "shook": "shake", "sought": "seek", "ran": "run", "sent": "send", "told": "tell",
+    "kept": "keep", "threw": "throw", "wrote": "write", "took": "take", "paid": "pay",
 }
 
 # Nouns of an event whose stem the stemmer does not share with its verb's ("the

@@ -61,6 +61,7 @@ from sarg_integrations.links import (
     documents_linked_by_triples,
     documents_stating_open_causes,
     names_event,
+    names_same_event,
     node_words,
     restates_key_phrase,
     states_in_present,
@@ -2412,3 +2413,53 @@ def test_asked_what_happened_the_origin_of_a_named_thing_is_no_step_of_the_story
         chains, evidence)
     chains, evidence = held("Why did the Pelt cooperative, formed by farmers, cut its prices?")
     assert chains == [chain.nodes] and "formed" in evidence, (chains, evidence)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("the chip shortage at Orvo", "Orvo could not get microchips", True),  # a compound
+        ("the chip shortage at Orvo", "Orvo makes phones", False),
+        # An irregular past meets its verb's other forms.
+        ("What led to the meeting of the Group 20?",
+         "The Group 20 first met in December 1999 following the Asian financial crisis.", True),
+        ("What followed the shooting at the Tarn depot?", "Gunmen shot two guards in May.", True),
+        ("Why were Fenbrook Rovers relegated?",
+         "Fenbrook Rovers were promoted in 2017 after beating Castlemere Town.", False),
+    ],
+)
+def test_names_same_event(a, b, same):
+    assert names_same_event(a, b) is same
+    assert names_same_event(b, a) is same
+
+
+def test_asked_what_happened_a_chain_through_history_is_cut_unless_it_tells_the_asked_event():
+    # "Fenbrook Rovers were promoted in 2017" carries the relegation question's chain into
+    # the club's history; "The Group 20 first met in December 1999 following the crisis"
+    # tells the asked meeting, so its chain stays.
+    from sarg_integrations.prompting import PromptTemplate
+
+    def held(query, sentence):
+        docs = [SourceDocument("h", sentence), SourceDocument("o", "The club has 400 members.")]
+        triples = [Triple("crisis", "precedes", "meeting", document_id="h", sentence=sentence)]
+        hop = ChainHop("meeting", "crisis", "precedes", RelationType.TEMPORAL, False, ("h",),
+                       (sentence,))
+        chain = ReasoningChain(("meeting", "crisis"), (hop,), 1.0, Direction.BACKWARD)
+        compiled = compile_evidence(
+            query, docs, [chain], None,
+            config=SARGConfig(causal_evidence_budget=0.6), embedder=HashingEmbedder(),
+            template=PromptTemplate(), triples=triples, direction="backward",
+            event_reader=_Events("met", "promoted"), profile_reader=NoProfiles(),
+        )
+        return [c.nodes for c in compiled.chains], compiled.fallback_reason
+
+    chains, fallback = held(
+        "Why were Fenbrook Rovers relegated?",
+        "Fenbrook Rovers were promoted in 2017 after beating Castlemere Town.",
+    )
+    assert chains == [] and fallback == NO_EVENT_CHAINS
+    chains, fallback = held(
+        "What led to the meeting of the Group 20?",
+        "The Group 20 first met in December 1999 following the Asian financial crisis.",
+    )
+    assert chains == [("meeting", "crisis")] and fallback is None

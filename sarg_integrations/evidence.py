@@ -49,6 +49,7 @@ from sarg_integrations.links import (
     restates_key_phrase,
     states_in_present,
     tells_origin_of,
+    tells_what_followed,
 )
 from sarg_integrations.schema import (
     Direction,
@@ -765,9 +766,17 @@ def compile_evidence(
                 elif not asks_why_of_a_state(query):
                     fillable = event_documents(documents, evidence, event_reader)
                 stats[passed_over] = sum(1 for d in documents if d.text.strip()) - len(fillable)
+            fill_relevance = relevance
+            if causal and relevance and _asks_upstream(direction) is False:
+                # Asked what followed, a document telling what has happened since ("The
+                # junior section has since grown") is a later step of the story, and
+                # comes before a same-name event ("The first team lost on Saturday").
+                fill_relevance = _ranked_first(
+                    relevance, [d.id for d in documents if tells_what_followed(d.text)]
+                )
             evidence += fill_evidence(
                 fillable, evidence, None, embedder, query_vector, stats,
-                budget_tokens=tokens, relevance=relevance, bridges=bridges,
+                budget_tokens=tokens, relevance=fill_relevance, bridges=bridges,
             )
             if chained or causal:
                 evidence += onward_evidence(documents, evidence, triples, direction)
@@ -783,6 +792,19 @@ def compile_evidence(
     else:
         prompt = compile_flat_prompt(query, evidence, template)
     return CompiledEvidence(evidence, prompt, chains, fallback_reason)
+
+
+def _ranked_first(scores: Mapping[str, float], first: Sequence[str]) -> dict[str, float]:
+    """``scores`` with the ids in ``first`` above every other id, each group in its own
+    order.
+
+    Example:
+        >>> _ranked_first({"a": 0.9, "b": 0.2, "c": 0.5}, ["b", "c"])
+        {'a': 0.9, 'b': 1.9, 'c': 2.2}
+    """
+    lift = max(scores.values(), default=0.0) - min(scores.values(), default=0.0) + 1.0
+    chosen = set(first)
+    return {k: v + lift if k in chosen else v for k, v in scores.items()}
 
 
 @dataclass(frozen=True)

@@ -1160,6 +1160,27 @@ def continues_earlier_text(text: str) -> bool:
     return _CONTINUING_OPENER.match(text) is not None
 
 
+# What has happened since something told before: "The junior section *has since* grown",
+# "Reservoir levels *have since* stabilised", "*Since then*, …".
+_SINCE_THEN = re.compile(
+    r"\b(?:has|have|had)\s+since\b|\bsince\s+then\b|\bever\s+since\b", re.IGNORECASE
+)
+
+
+def tells_what_followed(text: str) -> bool:
+    """Whether ``text`` tells what has happened since an event told elsewhere ("has
+    since", "since then", "ever since"): a later step of a story, whose earlier step is
+    in another document. Not "since 2020", which dates a state.
+
+    Example:
+        >>> tells_what_followed("The junior section has since grown to 150 players.")
+        True
+        >>> tells_what_followed("Ivo Brandt has managed the club since 2020.")
+        False
+    """
+    return _SINCE_THEN.search(text) is not None
+
+
 def antecedent_documents(
     documents: Sequence[SourceDocument],
     similarity: Callable[[Sequence[str], Sequence[str]], Any],

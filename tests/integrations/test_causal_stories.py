@@ -394,7 +394,7 @@ def test_story_ids_are_unique() -> None:
 # code too; its failures were then read. Each floor is the count on the latest
 # session's final code: a change that loses stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
-UNTUNED_FLOORS = {"a": 42, "b": 38, "c": 17, "d": 24, "e": 26}
+UNTUNED_FLOORS = {"a": 42, "b": 38, "c": 17, "d": 24, "e": 27}
 
 
 def test_the_untuned_story_sets_keep_their_floor(pipeline) -> None:

@@ -68,6 +68,7 @@ from sarg_integrations.links import (
     states_profile,
     tells_origin_of,
     tells_past_event,
+    tells_what_followed,
 )
 from sarg_integrations.prompting import render_evidence
 from sarg_integrations.schema import (
@@ -2463,3 +2464,44 @@ def test_asked_what_happened_a_chain_through_history_is_cut_unless_it_tells_the_
         "The Group 20 first met in December 1999 following the Asian financial crisis.",
     )
     assert chains == [("meeting", "crisis")] and fallback is None
+
+
+@pytest.mark.parametrize(
+    ("text", "followed"),
+    [
+        ("The junior section has since grown from 60 to 150 players.", True),
+        ("Reservoir levels have since stabilised.", True),
+        ("Since then, the ferry has run twice a week.", True),
+        ("Ivo Brandt has managed Rusk Harbour FC since 2020.", False),  # dates a state
+        ("Since the closure, patients have been sent to Harbury.", False),
+    ],
+)
+def test_tells_what_followed(text, followed):
+    assert tells_what_followed(text) is followed
+
+
+def test_asked_what_followed_a_document_telling_what_has_happened_since_is_filled_first():
+    # "The club ... lost at Mawby" is the more relevant event, but "Its junior section has
+    # since grown" tells what followed something told before: a later step of the story.
+    from sarg_integrations.prompting import PromptTemplate
+
+    docs = [
+        SourceDocument("lights", "The club switched on new floodlights in September."),
+        SourceDocument("league", "With the lights on, the club started a junior league."),
+        SourceDocument("lost", "After that the club switched its kit and lost at Mawby."),
+        SourceDocument("grown", "Its junior section has since grown to 150 players."),
+    ]
+    triples = [Triple("lights", "with", "club started junior league", document_id="league",
+                      sentence=docs[1].text)]
+    hop = ChainHop("lights", "club started junior league", "with", RelationType.CAUSAL, True,
+                   ("league",), (docs[1].text,))
+    chain = ReasoningChain(("lights", "club started junior league"), (hop,), 1.0,
+                           Direction.FORWARD)
+    compiled = compile_evidence(
+        "What happened after the club switched on its new floodlights?", docs, [chain], None,
+        config=SARGConfig(causal_evidence_budget=0.85), embedder=HashingEmbedder(),
+        template=PromptTemplate(), triples=triples, direction="forward",
+        event_reader=_Events("switched", "started", "lost", "grown"), profile_reader=NoProfiles(),
+    )
+    held = [p.document_id for p in compiled.evidence]
+    assert "grown" in held and "lost" not in held, held

@@ -671,12 +671,12 @@ def dated_as_history(text: str) -> bool:
 
 # How a thing came to be, told as its background: "The Corran dam *was built* in 1958",
 # "The Pelt cooperative *was formed* by 40 farming families", "Halvorsen's *was founded*
-# in 1938". The verb's forms map to the stem a question asking about that origin uses
-# ("building the weir", "the founding of").
+# in 1938". Each form maps to its verb, whose stem a question asking about that origin
+# uses ("building the weir", "the founding of").
 _ORIGIN_VERBS = {
     "built": "build", "constructed": "construct", "dug": "dig", "founded": "found",
-    "formed": "form", "established": "establish", "created": "creat", "opened": "open",
-    "launched": "launch", "introduced": "introduc", "set up": "set",
+    "formed": "form", "established": "establish", "created": "create", "opened": "open",
+    "launched": "launch", "introduced": "introduce", "set up": "set",
 }
 _ORIGIN = re.compile(
     r"^\W*(?P<thing>[^,;:]+?)\s+(?:was|were)\s+(?:first\s+|originally\s+)?"
@@ -717,7 +717,7 @@ def tells_origin_of(sentence: str, query: str) -> bool:
     found = _ORIGIN.match(sentence)
     if found is None or not node_words(found["thing"]) & node_words(query):
         return False
-    verb = _ORIGIN_VERBS[" ".join(found["verb"].lower().split())]
+    verb = _stem(_ORIGIN_VERBS[" ".join(found["verb"].lower().split())])
     return not any(_stem(word).startswith(verb) for word in re.findall(r"[a-z]+", query.lower()))
 
 

@@ -2301,12 +2301,23 @@ def test_a_question_for_causes_takes_the_step_after_a_chain_document():
     assert [(p.document_id, p.selected_by) for p in found] == [("crews", "linked")]
 
 
+def _budget_evidence(query, docs, chain, triples, direction, budget, *event_words):
+    """compile_evidence under a causal budget, with a word-matching event reader and no
+    profiles: the fakes the budget-policy tests below share."""
+    from sarg_integrations.prompting import PromptTemplate
+
+    return compile_evidence(
+        query, docs, [chain], None,
+        config=SARGConfig(causal_evidence_budget=budget), embedder=HashingEmbedder(),
+        template=PromptTemplate(), triples=triples, direction=direction,
+        event_reader=_Events(*event_words), profile_reader=NoProfiles(),
+    )
+
+
 def test_asked_what_happened_a_sentence_dated_as_history_links_no_document():
     # "Bee colonies were first counted in 1998" shares the story's bees, but a year dates
     # it as history: asked what happened it brings no document in, unless it tells the
     # asked event itself ("In 2024 the region banned the pesticide").
-    from sarg_integrations.prompting import PromptTemplate
-
     docs = [
         SourceDocument("recovery", "After the ban, bee colonies recovered within two years."),
         SourceDocument("apples", "The recovered bee colonies raised apple yields."),
@@ -2328,12 +2339,8 @@ def test_asked_what_happened_a_sentence_dated_as_history_links_no_document():
                            Direction.FORWARD)
 
     def held(query):
-        compiled = compile_evidence(
-            query, docs, [chain], None,
-            config=SARGConfig(causal_evidence_budget=0.3), embedder=HashingEmbedder(),
-            template=PromptTemplate(), triples=triples, direction="forward",
-            event_reader=_Events("recovered", "raised", "banned"), profile_reader=NoProfiles(),
-        )
+        compiled = _budget_evidence(query, docs, chain, triples, "forward", 0.3,
+                                    "recovered", "raised", "banned")
         return [(p.document_id, p.selected_by) for p in compiled.evidence]
 
     asked = held("What happened after the pesticide ban?")
@@ -2378,8 +2385,6 @@ def test_asked_what_happened_the_origin_of_a_named_thing_is_no_step_of_the_story
     # "The Pelt cooperative was formed by 40 farming families": where the asked cooperative
     # came from carries no chain and starts no story (the chain is cut at it, and the
     # document is not brought in as the story's start), unless the question asks about it.
-    from sarg_integrations.prompting import PromptTemplate
-
     docs = [
         SourceDocument("cut",
                        "Facing lower prices, the Pelt cooperative cut what it pays farmers."),
@@ -2401,12 +2406,7 @@ def test_asked_what_happened_the_origin_of_a_named_thing_is_no_step_of_the_story
                            1.0, Direction.BACKWARD)
 
     def held(query):
-        compiled = compile_evidence(
-            query, docs, [chain], None,
-            config=SARGConfig(causal_evidence_budget=0.3), embedder=HashingEmbedder(),
-            template=PromptTemplate(), triples=triples, direction="backward",
-            event_reader=_Events("cut", "formed"), profile_reader=NoProfiles(),
-        )
+        compiled = _budget_evidence(query, docs, chain, triples, "backward", 0.3, "cut", "formed")
         return [c.nodes for c in compiled.chains], [p.document_id for p in compiled.evidence]
 
     chains, evidence = held("Why did the Pelt cooperative cut the price it pays farmers?")
@@ -2438,20 +2438,14 @@ def test_asked_what_happened_a_chain_through_history_is_cut_unless_it_tells_the_
     # "Fenbrook Rovers were promoted in 2017" carries the relegation question's chain into
     # the club's history; "The Group 20 first met in December 1999 following the crisis"
     # tells the asked meeting, so its chain stays.
-    from sarg_integrations.prompting import PromptTemplate
-
     def held(query, sentence):
         docs = [SourceDocument("h", sentence), SourceDocument("o", "The club has 400 members.")]
         triples = [Triple("crisis", "precedes", "meeting", document_id="h", sentence=sentence)]
         hop = ChainHop("meeting", "crisis", "precedes", RelationType.TEMPORAL, False, ("h",),
                        (sentence,))
         chain = ReasoningChain(("meeting", "crisis"), (hop,), 1.0, Direction.BACKWARD)
-        compiled = compile_evidence(
-            query, docs, [chain], None,
-            config=SARGConfig(causal_evidence_budget=0.6), embedder=HashingEmbedder(),
-            template=PromptTemplate(), triples=triples, direction="backward",
-            event_reader=_Events("met", "promoted"), profile_reader=NoProfiles(),
-        )
+        compiled = _budget_evidence(query, docs, chain, triples, "backward", 0.6,
+                                    "met", "promoted")
         return [c.nodes for c in compiled.chains], compiled.fallback_reason
 
     chains, fallback = held(
@@ -2483,8 +2477,6 @@ def test_tells_what_followed(text, followed):
 def test_asked_what_followed_a_document_telling_what_has_happened_since_is_filled_first():
     # "The club ... lost at Mawby" is the more relevant event, but "Its junior section has
     # since grown" tells what followed something told before: a later step of the story.
-    from sarg_integrations.prompting import PromptTemplate
-
     docs = [
         SourceDocument("lights", "The club switched on new floodlights in September."),
         SourceDocument("league", "With the lights on, the club started a junior league."),
@@ -2497,11 +2489,9 @@ def test_asked_what_followed_a_document_telling_what_has_happened_since_is_fille
                    ("league",), (docs[1].text,))
     chain = ReasoningChain(("lights", "club started junior league"), (hop,), 1.0,
                            Direction.FORWARD)
-    compiled = compile_evidence(
-        "What happened after the club switched on its new floodlights?", docs, [chain], None,
-        config=SARGConfig(causal_evidence_budget=0.85), embedder=HashingEmbedder(),
-        template=PromptTemplate(), triples=triples, direction="forward",
-        event_reader=_Events("switched", "started", "lost", "grown"), profile_reader=NoProfiles(),
+    compiled = _budget_evidence(
+        "What happened after the club switched on its new floodlights?", docs, chain, triples,
+        "forward", 0.85, "switched", "started", "lost", "grown",
     )
     held = [p.document_id for p in compiled.evidence]
     assert "grown" in held and "lost" not in held, held

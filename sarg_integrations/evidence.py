@@ -97,6 +97,7 @@ __all__ = [
     "linked_evidence",
     "onward_evidence",
     "passage_tokens",
+    "ranks_documents",
     "restated_entry_similarity",
     "source_evidence",
     "whole_passages",
@@ -623,7 +624,7 @@ def compile_evidence(
     stats = {} if stats is None else stats
     count = config.evidence_fill
     # TaSR selects its evidence hop by hop (θ); the budget is the SARG graph's policy.
-    budget = config.evidence_budget if count is None and config.strategy == "sarg" else None
+    budget = config.evidence_budget if ranks_documents(config) else None
     if (count is not None or budget is not None) and query_vector is None:
         query_vector = embedder.embed([query])
     chains = list(chains)
@@ -1485,6 +1486,24 @@ def _most_relevant(
     if any(p.document_id == top for p in evidence):
         return []
     return whole_passages(documents, [top], selected_by)
+
+
+def ranks_documents(config: SARGConfig) -> bool:
+    """Whether :func:`compile_evidence` ranks every document by its similarity to the
+    query (:func:`document_relevance`): under the token budget, which TaSR and a fixed
+    ``evidence_fill`` do not use. The pipeline then encodes the query and the documents
+    in one call, as a dense re-ranker does.
+
+    Example:
+        >>> from sarg_integrations.config import SARGConfig
+        >>> ranks_documents(SARGConfig()), ranks_documents(SARGConfig.paper())
+        (True, False)
+    """
+    return (
+        config.evidence_fill is None
+        and config.strategy == "sarg"
+        and config.evidence_budget is not None
+    )
 
 
 def document_relevance(

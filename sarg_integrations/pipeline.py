@@ -26,7 +26,11 @@ from sarg_integrations.direction.classifier import default_direction_classifier
 from sarg_integrations.documents import DocumentLike, coerce_documents, validate_query
 from sarg_integrations.embedding import CachedEmbedder, Embedder, SentenceTransformerEmbedder
 from sarg_integrations.errors import ConfigError
-from sarg_integrations.evidence import compile_evidence, restated_entry_similarity
+from sarg_integrations.evidence import (
+    compile_evidence,
+    ranks_documents,
+    restated_entry_similarity,
+)
 from sarg_integrations.extraction import default_extractor
 from sarg_integrations.extraction.base import TripleExtractor
 from sarg_integrations.extraction.runner import ExtractionRunner, collect
@@ -340,6 +344,16 @@ class SARGPipeline:
         with ctx.stage("load_models"):
             embedder.warm_up()
         structuring_start = time.perf_counter()
+        with ctx.stage("encode") as summary:
+            texts = [query, *(d.text for d in docs if d.text.strip())]
+            if not (ranks_documents(self.config) and embedder.max_size >= len(texts)):
+                texts = []
+            # The evidence budget ranks every document: the query and the documents are
+            # encoded in one call, as a dense re-ranker encodes them, and the strategy and
+            # the budget find them cached.
+            if texts:
+                embedder.embed(texts)
+            summary.update(texts=len(texts))
         found: Structure = self.strategy.structure(query, docs, triples, ctx)
         with ctx.stage("compile") as summary:
             compiled = compile_evidence(

@@ -265,6 +265,7 @@ def markdown_report(
     if stage_rows:
         stages = [
             "extract",
+            "encode",
             "build",
             "match",
             "direction",

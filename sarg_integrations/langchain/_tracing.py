@@ -16,8 +16,8 @@ __all__ = ["CallbackStageObserver"]
 class CallbackStageObserver:
     """A :class:`~sarg_integrations.pipeline.StageObserver` reporting to LangChain callbacks.
 
-    Every stage (``extract``, ``load_models``, ``build``, ``direction``, ``match``,
-    ``traverse``, ``compile``) starts a child chain run named after the stage under
+    Every stage (``extract``, ``load_models``, ``encode``, ``build``, ``direction``,
+    ``match``, ``traverse``, ``compile``) starts a child chain run named after the stage under
     ``run_manager``, tagged ``sarg`` and ``sarg:<stage>``, and ends it with the stage's
     counters as outputs (or reports the stage's error). The async adapters pass the sync
     twin of their run manager (``get_sync()``) because the core calls observers from a

@@ -40,7 +40,8 @@ class SARGDocumentTransformer(
     chain evidence is followed by ``n`` documents picked by bridge-guided relevance,
     which are also the whole output on fallback.
 
-    Each pipeline stage (extract, build, direction, match, traverse, compile) is reported
+    Each pipeline stage (extract, load_models, encode, build, direction, match, traverse,
+    compile) is reported
     as a child run with its counters, so it shows up in callbacks and tracing. Settings
     mirror :class:`~sarg_integrations.SARGConfig` and are validated at construction;
     models load lazily on the first call, once per transformer.

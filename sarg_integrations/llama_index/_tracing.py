@@ -25,8 +25,8 @@ class SARGStageStartEvent(BaseEvent):
     """Emitted when a SARG stage starts, inside the stage's span.
 
     Args:
-        stage: ``extract``, ``load_models``, ``build``, ``direction``, ``match``,
-            ``traverse`` or ``compile``.
+        stage: ``extract``, ``load_models``, ``encode``, ``build``, ``direction``,
+            ``match``, ``traverse`` or ``compile``.
     """
 
     stage: str

@@ -36,7 +36,8 @@ class StageObserver(Protocol):
     """Watches the pipeline's stages (for tracing: LangChain child runs, LlamaIndex spans).
 
     ``stage(name)`` returns a context manager entered around each stage (``extract``,
-    ``build``, ``match``, ``direction``, ``traverse``, ``compile``). It yields a dict
+    ``load_models``, ``encode``, ``build``, ``direction``, ``match``, ``traverse``,
+    ``compile``). It yields a dict
     that the pipeline fills with the stage's counters before the block exits; an
     exception inside the stage propagates through the context manager.
     """

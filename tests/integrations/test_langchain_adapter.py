@@ -42,7 +42,7 @@ from sarg_integrations.langchain import (  # noqa: E402
 )
 from sarg_integrations.prompting import serialize_chains  # noqa: E402
 
-STAGES = ["extract", "load_models", "build", "direction", "match", "traverse", "compile"]
+STAGES = ["extract", "load_models", "encode", "build", "direction", "match", "traverse", "compile"]
 
 
 def documents() -> list[Document]:
@@ -214,7 +214,8 @@ def test_stage_error_is_reported_on_the_stage_run() -> None:
     sarg = SARGDocumentTransformer(**{**components(), "embedder": Broken()})
     with pytest.raises(RuntimeError, match="encoder down"):
         sarg.invoke({"query": QUERY, "documents": documents()}, {"callbacks": [ErrorRecorder()]})
-    assert errors == ["build", "SARGDocumentTransformer"]
+    # The first stage to encode (the query with the documents) reports the failure.
+    assert errors == ["encode", "SARGDocumentTransformer"]
 
 
 # --------------------------------------------------------------------- configuration

@@ -45,7 +45,7 @@ from sarg_integrations.llama_index import (  # noqa: E402
 )
 from sarg_integrations.prompting import serialize_chains  # noqa: E402
 
-STAGES = ["extract", "load_models", "build", "direction", "match", "traverse", "compile"]
+STAGES = ["extract", "load_models", "encode", "build", "direction", "match", "traverse", "compile"]
 
 
 class EchoLLM(CustomLLM):

@@ -317,13 +317,35 @@ def test_observer_sees_every_stage_with_its_counters():
     observer = RecordingObserver()
     make().run("What does heavy rain lead to?", STORY, observer=observer)
     names = [e[1] for e in observer.events if e[0] == "start"]
-    assert names == ["extract", "load_models", "build", "direction", "match", "traverse", "compile"]
+    assert names == ["extract", "load_models", "encode", "build", "direction", "match", "traverse", "compile"]
     ends = {e[1]: e[2] for e in observer.events if e[0] == "end"}
     assert ends["extract"] == {"documents": 4, "documents_skipped": 1, "triples": 3}
+    # The evidence budget ranks the 4 non-empty documents: encoded with the query at once.
+    assert ends["encode"] == {"texts": 5}
     assert ends["build"]["nodes"] == 4
     assert ends["direction"]["direction"] == "forward"
     assert ends["traverse"]["chains_kept"] == 1
     assert ends["compile"]["fallback_reason"] is None
+
+
+def test_the_query_and_the_documents_are_encoded_once_in_one_call():
+    log = HashingEmbedder()
+    query = "What does heavy rain lead to?"
+    make(embedder=log).run(query, STORY)
+    assert log.calls[0] == [query, *(d["text"] for d in STORY)]
+    encoded = [text for call in log.calls for text in call]
+    for text in [query, *(d["text"] for d in STORY)]:
+        assert encoded.count(text) == 1
+
+
+def test_without_the_evidence_budget_no_document_is_encoded_ahead():
+    log = HashingEmbedder()
+    observer = RecordingObserver()
+    config = SARGConfig.paper().replace(similarity_threshold=0.6)
+    make(config, embedder=log).run("What does heavy rain lead to?", STORY, observer=observer)
+    ends = {e[1]: e[2] for e in observer.events if e[0] == "end"}
+    assert ends["encode"] == {"texts": 0}
+    assert STORY[3]["text"] not in [text for call in log.calls for text in call]
 
 
 def test_observer_sees_a_failing_stage():

@@ -46,6 +46,7 @@ from sarg_integrations.links import (
     documents_linked_by_triples,
     documents_stating_open_causes,
     names_same_event,
+    restates_asked_event,
     restates_key_phrase,
     states_in_present,
     tells_origin_of,
@@ -812,13 +813,20 @@ def _ranked_first(scores: Mapping[str, float], first: Sequence[str]) -> dict[str
 class _EventsOf:
     """An event reader for a question about what happened: where a thing the question
     names came from (:func:`~sarg_integrations.links.tells_origin_of`) tells no step of
-    its story ("The Pelt cooperative was formed by 40 farming families")."""
+    its story ("The Pelt cooperative was formed by 40 farming families"), and a sentence
+    telling the asked event in the question's words
+    (:func:`~sarg_integrations.links.restates_asked_event`) tells one however it is
+    dated ("Skellan Brewery moved its bottling operation from Ardry … in 2023")."""
 
     query: str
     reader: EventReader
 
     def tells_event(self, text: str) -> bool:
-        return not tells_origin_of(text, self.query) and self.reader.tells_event(text)
+        if tells_origin_of(text, self.query):
+            return False
+        return self.reader.tells_event(text) or (
+            dated_as_history(text) and restates_asked_event(text, self.query)
+        )
 
 
 def restated_entry_similarity(

@@ -57,6 +57,7 @@ __all__ = [
     "documents_continuing_event",
     "documents_stating_open_causes",
     "names_same_event",
+    "restates_asked_event",
     "restates_key_phrase",
     "states_in_present",
     "states_profile",
@@ -719,6 +720,54 @@ def tells_origin_of(sentence: str, query: str) -> bool:
         return False
     verb = _stem(_ORIGIN_VERBS[" ".join(found["verb"].lower().split())])
     return not any(_stem(word).startswith(verb) for word in re.findall(r"[a-z]+", query.lower()))
+
+
+# The words a question asks with, which name no event of its own: "What *happened after*
+# …", "What did … *lead* to?", "What were the *consequences* of …", "How did … *affect* …".
+_ASKING_WORDS = frozenset(
+    _stems(
+        "why what how happened happen lead led caused cause consequences effect affect "
+        "affected result resulted followed follow after so there out off end".split()
+    )
+)
+
+
+def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
+    """Whether the first sentence of ``text`` tells the event ``query`` asks about, in the
+    same words: at least two of the question's event words (:func:`event_words`, less
+    the words it asks with), and at least half of them, one of them a verb of the
+    sentence telling the past (not "*last* struck", an earlier time of that event).
+
+    Such a sentence is a step of the story however it is dated ("Skellan Brewery *moved*
+    its *bottling* operation from Ardry … in 2023" for "What happened after Skellan
+    Brewery moved its bottling out of Ardry?"), while a sentence only naming the same
+    things is not ("The Marrowfield children's clinic opened in 1994" for "Why was the
+    Marrowfield children's clinic overwhelmed?"; "In 2020, before the *ban*, …": a noun).
+    ``nlp`` is a spaCy pipeline (default: the packaged English one).
+
+    Example:
+        >>> restates_asked_event("Regulators banned scallop dredging in Kessa Bay in 2021.",
+        ...                      "What were the consequences of the ban on scallop dredging?")
+        True
+        >>> restates_asked_event("In 2020, before the ban, a skipper warned about scallops.",
+        ...                      "What were the consequences of the ban on scallop dredging?")
+        False
+    """
+    asked = event_words(query) - _ASKING_WORDS
+    shared = asked & event_words(text)
+    if len(shared) < 2 or 2 * len(shared) < len(asked):
+        return False
+    sentence = _first_sentence(text, nlp)
+    return sentence is not None and any(
+        _past_verb(token)
+        and not shared.isdisjoint(_stems([token.text]))
+        # "The union *last* struck in 2011": an earlier time of the same event.
+        and not any(c.dep_ == "advmod" and c.lower_ in _EARLIER_TIME for c in token.children)
+        for token in sentence
+    )
+
+
+_EARLIER_TIME = frozenset({"last", "first", "once", "previously", "formerly", "originally"})
 
 
 # A present state told as one that came about, which a profile's present is not:

@@ -60,6 +60,7 @@ from sarg_integrations.links import (
     document_topic,
     documents_linked_by_triples,
     documents_stating_open_causes,
+    names_asked_event,
     names_event,
     names_same_event,
     node_words,
@@ -2556,3 +2557,48 @@ def test_asked_what_followed_a_dated_document_restating_the_asked_event_is_fille
     )
     held = [p.document_id for p in compiled.evidence]
     assert "moved" in held and "award" not in held, held
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
+@pytest.mark.parametrize(
+    ("text", "query", "named"),
+    [
+        # A participant of the asked event only.
+        ("Beavers were released into the Linnet valley in 2017.",
+         "What were the consequences of the beavers damming Linnet Brook?", False),
+        # The asked event's verb.
+        ("In 2021 beavers dammed Linnet Brook below the ford.",
+         "What were the consequences of the beavers damming Linnet Brook?", True),
+        ("The Group 20 first met in December 1999 following the crisis.",
+         "What led to the meeting of the Group 20?", True),
+        # More than half of the question's event words, the verb another.
+        ("Brookhaven District Council brought in parking charges on the seafront in 2023.",
+         "How did the introduction of seafront parking charges affect Brookhaven?", True),
+        # A possessive's letter is no event word: "promotion" is all the question names.
+        ("Kerrin Athletic won promotion to the Premier Division in May 2023.",
+         "What did Kerrin Athletic's promotion lead to?", True),
+        ("Fenbrook Rovers were promoted in 2017 after beating Castlemere Town.",
+         "Why were Fenbrook Rovers relegated?", False),
+    ],
+)
+def test_names_asked_event(text, query, named):
+    assert names_asked_event(text, query) is named
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline reads the dated sentence's verb
+def test_asked_what_happened_a_chain_through_a_dated_participant_is_cut():
+    # "Beavers were released ... in 2017" shares the beavers with the question, not their
+    # damming the brook: dated as history, it carries no chain of what the dam led to.
+    released = "Beavers were released into the Linnet valley in 2017."
+    docs = [SourceDocument("released", released),
+            SourceDocument("pond", "The pond behind the dam flooded the ford.")]
+    triples = [Triple("beavers", "released into", "Linnet valley", document_id="released",
+                      sentence=released)]
+    hop = ChainHop("beavers", "Linnet valley", "released into", RelationType.CAUSAL, True,
+                   ("released",), (released,))
+    chain = ReasoningChain(("beavers", "Linnet valley"), (hop,), 1.0, Direction.FORWARD)
+    compiled = _budget_evidence(
+        "What were the consequences of the beavers damming Linnet Brook?", docs, chain,
+        triples, "forward", 0.6, "released", "flooded",
+    )
+    assert compiled.chains == [] and compiled.fallback_reason == NO_EVENT_CHAINS

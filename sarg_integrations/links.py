@@ -649,6 +649,9 @@ _HISTORY_DATE = re.compile(
     r"|(?<!\bon\s)(?<!\bthan\s)(?<!\bsince\s)"
     + "".join(rf"(?<!{month}\s)" for month in _MONTHS)
     + r"\blast\s+year\b(?!['’]s)"
+    # "*Last year's* display raised £6,000": an earlier time of the thing, not "twice
+    # last year's price".
+    r"|^\W*last\s+year['’]s\b"
     r"|\b(?:past|last)\s+decades?\b|\bdecades?\s+ago\b",
     re.IGNORECASE,
 )
@@ -666,6 +669,10 @@ def dated_as_history(text: str) -> bool:
         >>> dated_as_history("The clinic closed in January last year.")
         False
         >>> dated_as_history("Milk deliveries are down 18 percent on last year.")
+        False
+        >>> dated_as_history("Last year's display raised £6,000 for the hospice.")
+        True
+        >>> dated_as_history("Farmers paid nearly twice last year's price for hay.")
         False
     """
     return _HISTORY_DATE.search(text) is not None

@@ -1865,6 +1865,8 @@ def test_which_statements_state_a_profile(text, profile):
         ("By 1990 the town was a busy port.", False),  # dated: history
         # "Last year", a past decade: history too, unless the year is compared with.
         ("Port Ardane handled 1.2 million containers last year.", False),
+        ("Last year's display raised £6,000 for the local hospice.", False),
+        ("Farmers paid nearly twice last year's price for hay.", True),
         ("Tourism officials say hiking visits have grown over the past decade.", False),
         ("Westbridge hospital delivered 620 babies, down from 800 a decade ago.", False),
         ("Traders charged nearly twice last year's price for apples.", True),

@@ -783,7 +783,8 @@ def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
     """Whether the first sentence of ``text`` tells the event ``query`` asks about, in the
     same words: at least two of the question's event words (:func:`event_words`, less
     the words it asks with), and at least half of them, one of them a verb of the
-    sentence telling the past (not "*last* struck", an earlier time of that event).
+    sentence telling the past, or three or more and most of them, the sentence telling
+    the past; not an earlier time of that event ("The union *last* struck in 2011").
 
     Such a sentence is a step of the story however it is dated ("Skellan Brewery *moved*
     its *bottling* operation from Ardry … in 2023" for "What happened after Skellan
@@ -805,13 +806,18 @@ def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
     if len(shared) < 2 or 2 * len(shared) < len(asked):
         return False
     sentence = _first_sentence(text, nlp)
-    return sentence is not None and any(
-        _past_verb(token)
-        and not shared.isdisjoint(_stems([token.text]))
-        # "The union *last* struck in 2011": an earlier time of the same event.
-        and not any(c.dep_ == "advmod" and c.lower_ in _EARLIER_TIME for c in token.children)
-        for token in sentence
-    )
+    past = [token for token in sentence or () if _past_verb(token)]
+    # "The union *last* struck in 2011": an earlier time of the same event.
+    if not past or any(
+        c.dep_ == "advmod" and c.lower_ in _EARLIER_TIME for token in past for c in token.children
+    ):
+        return False
+    # Most of the question's words, three or more, restate it whatever the verb ("granted
+    # planning permission for 200 homes on the old gasworks site" / "approved homes on
+    # the old gasworks site").
+    if len(shared) >= 3 and 2 * len(shared) > len(asked):
+        return True
+    return any(not shared.isdisjoint(_stems([token.text])) for token in past)
 
 
 _EARLIER_TIME = frozenset({"last", "first", "once", "previously", "formerly", "originally"})
@@ -886,10 +892,23 @@ def _told_as_background(sentence: Any) -> bool:
 
 
 def _came_about(sentence: Any) -> bool:
-    """A sentence told in the present (a verb in the present) of a state that came about
-    (:data:`_CHANGED_STATE`): "Morning tailbacks *now stretch* for six miles"."""
+    """A sentence told in the present (a verb in the present, or one a present modal
+    governs) of a state that came about (:data:`_CHANGED_STATE`): "Morning tailbacks
+    *now stretch* for six miles", "Patients *must now travel* to Carrick", "Larger ships
+    *can no longer enter*"."""
     return _CHANGED_STATE.search(sentence.text) is not None and any(
-        _present_verb(token) for token in sentence
+        _present_verb(token) or _modal_present(token) for token in sentence
+    )
+
+
+_PRESENT_MODALS = frozenset({"must", "can", "ca", "cannot"})  # spaCy splits "can't" as "ca"
+
+
+def _modal_present(token: Any) -> bool:
+    """A bare verb governed by a present modal of obligation or ability ("*must* travel",
+    "*can* no longer enter"), which tells a state now, not a plan ("will") or a past."""
+    return token.tag_ == "VB" and any(
+        c.dep_ == "aux" and c.lower_ in _PRESENT_MODALS for c in token.children
     )
 
 

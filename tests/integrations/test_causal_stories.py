@@ -397,7 +397,7 @@ def test_story_ids_are_unique() -> None:
 # event); its failures were then read. Each floor is the count on the latest session's final code: a change that loses stories
 # here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
-UNTUNED_FLOORS = {"a": 43, "b": 39, "c": 20, "d": 27, "e": 29, "f": 13}
+UNTUNED_FLOORS = {"a": 44, "b": 39, "c": 20, "d": 28, "e": 29, "f": 14}
 
 
 def test_the_untuned_story_sets_keep_their_floor(pipeline) -> None:

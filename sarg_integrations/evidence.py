@@ -45,7 +45,6 @@ from sarg_integrations.links import (
     documents_continuing_event,
     documents_linked_by_triples,
     documents_stating_open_causes,
-    names_asked_event,
     names_same_event,
     restates_asked_event,
     restates_key_phrase,
@@ -663,18 +662,16 @@ def compile_evidence(
             # and so is where a thing the question names came from ("The Corran dam was
             # built in 1958 to supply the city" for the crack found in its spillway), and
             # a sentence dated as history ("Fenbrook Rovers were promoted in 2017" for
-            # their relegation), unless it names the asked event ("In 2024 the region
+            # their relegation), unless it tells the asked event ("In 2024 the region
             # banned the pesticide", "The Group 20 first met in December 1999 following
-            # the crisis" for the meeting), not only a participant ("Beavers were released
-            # into the Linnet valley in 2017" for their damming the brook). Each sentence
-            # is read once.
+            # the crisis" for the meeting). Each sentence is read once.
             profile = (profile_reader or PresentTenseProfileReader()).states_profile
 
             @functools.lru_cache(maxsize=None)
             def links_nothing(sentence: str) -> bool:
                 return (
                     tells_origin_of(sentence, query)
-                    or (dated_as_history(sentence) and not names_asked_event(sentence, query))
+                    or (dated_as_history(sentence) and not names_same_event(sentence, query))
                     or profile(sentence)
                 )
 

@@ -56,7 +56,6 @@ __all__ = [
     "dated_as_history",
     "documents_continuing_event",
     "documents_stating_open_causes",
-    "names_asked_event",
     "names_same_event",
     "restates_asked_event",
     "restates_key_phrase",
@@ -744,39 +743,6 @@ def _asked_event_words(query: str) -> frozenset[str]:
     """The event words of ``query`` (:func:`event_words`) less those it asks with and the
     single letters a possessive leaves ("Athletic*'s*")."""
     return frozenset(w for w in event_words(query) - _ASKING_WORDS if len(w) > 1)
-
-
-def names_asked_event(text: str, query: str, nlp: Any = None) -> bool:
-    """Whether the first sentence of ``text`` names the event ``query`` asks about: more
-    than half of the question's event words (:func:`event_words`, less the words it asks
-    with), or one of them as the sentence's verb ("The Group 20 first *met* in December
-    1999" for a question about the *meeting*).
-
-    Looser than :func:`restates_asked_event` (which a document must meet to join the
-    evidence on its own), stricter than :func:`names_same_event` (any shared word): a
-    sentence dated as history keeps a chain through it, asked what happened, only when it
-    names the asked event, not when it shares a participant ("*Beavers* were released
-    into the Linnet valley in 2017" for "What were the consequences of the *beavers*
-    damming Linnet Brook?"). ``nlp`` is a spaCy pipeline (default: the packaged English
-    one), read only when the words alone do not decide.
-
-    Example:
-        >>> query = "What were the consequences of the beavers damming Linnet Brook?"
-        >>> names_asked_event("Beavers were released into the Linnet valley in 2017.", query)
-        False
-        >>> names_asked_event("In 2021 beavers dammed Linnet Brook below the ford.", query)
-        True
-    """
-    asked = _asked_event_words(query)
-    shared = asked & event_words(text)
-    if not shared:
-        return False
-    if 2 * len(shared) > len(asked):
-        return True
-    sentence = _first_sentence(text, nlp)
-    return sentence is not None and any(
-        token.pos_ == "VERB" and not shared.isdisjoint(_stems([token.text])) for token in sentence
-    )
 
 
 def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:

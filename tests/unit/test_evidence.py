@@ -60,7 +60,6 @@ from sarg_integrations.links import (
     document_topic,
     documents_linked_by_triples,
     documents_stating_open_causes,
-    names_asked_event,
     names_event,
     names_same_event,
     node_words,
@@ -2507,58 +2506,46 @@ def test_asked_what_followed_a_document_telling_what_has_happened_since_is_fille
 
 @pytest.mark.slow  # the packaged spaCy pipeline tags the verbs
 @pytest.mark.parametrize(
-    ("text", "query", "restated", "named"),
+    ("text", "query", "restated"),
     [
         ("Skellan Brewery moved its bottling operation from Ardry to Lockwick in 2023.",
-         "What happened after Skellan Brewery moved its bottling out of Ardry?", True, True),
+         "What happened after Skellan Brewery moved its bottling out of Ardry?", True),
         ("Regulators banned scallop dredging in Kessa Bay in 2021.",
-         "What were the consequences of the ban on scallop dredging in Kessa Bay?", True, True),
-        # The same event's noun, not its verb: an earlier mention, no restatement (named:
-        # two of the question's three event words, the looser reading).
+         "What were the consequences of the ban on scallop dredging in Kessa Bay?", True),
+        # The same event's noun, not its verb: an earlier mention, no restatement.
         ("In 2020, before the ban, a skipper warned that it would finish off scallop fishing.",
-         "What were the consequences of the ban on scallop dredging in Kessa Bay?", False,
-         True),
-        # An earlier time of the same event: no restatement, though it names the event.
+         "What were the consequences of the ban on scallop dredging in Kessa Bay?", False),
+        # An earlier time of the same event.
         ("The crane operators' union last struck in 2011.",
-         "What happened after crane operators at Port Ardane went on strike?", False, True),
-        # The same things, not what happened to them (named: two of three words).
+         "What happened after crane operators at Port Ardane went on strike?", False),
+        # The same things, not what happened to them.
         ("The Marrowfield children's clinic opened in 1994 and has 40 beds.",
-         "Why was the Marrowfield children's clinic overwhelmed in March?", False, True),
-        # A present profile, though "barges" is misread as a verb (which names the event).
+         "Why was the Marrowfield children's clinic overwhelmed in March?", False),
+        # A present profile, though "barges" is misread as a verb.
         ("Coal barges on the Velde carry about 2,000 tonnes each.",
-         "Why did coal barges stop on the Velde river?", False, True),
+         "Why did coal barges stop on the Velde river?", False),
         # One shared word is not a restatement.
         ("Ardry Water raised household bills in 2024.",
-         "What happened after Skellan Brewery moved its bottling out of Ardry?", False, False),
+         "What happened after Skellan Brewery moved its bottling out of Ardry?", False),
         # A participant of the asked event only.
         ("Beavers were released into the Linnet valley in 2017.",
-         "What were the consequences of the beavers damming Linnet Brook?", False, False),
+         "What were the consequences of the beavers damming Linnet Brook?", False),
         # The asked event's verb.
         ("In 2021 beavers dammed Linnet Brook below the ford.",
-         "What were the consequences of the beavers damming Linnet Brook?", True, True),
-        ("The Group 20 first met in December 1999 following the crisis.",
-         "What led to the meeting of the Group 20?", False, True),
+         "What were the consequences of the beavers damming Linnet Brook?", True),
         # Three or more of the question's event words and most of them, the verb another.
         ("Brookhaven District Council brought in parking charges on the seafront in 2023.",
-         "How did the introduction of seafront parking charges affect Brookhaven?", True,
-         True),
+         "How did the introduction of seafront parking charges affect Brookhaven?", True),
         ("In 2021 Vellick Council granted planning permission for 200 homes on the old "
          "gasworks site.",
-         "What happened after Vellick Council approved homes on the old gasworks site?", True,
-         True),
+         "What happened after Vellick Council approved homes on the old gasworks site?", True),
         # ... but not told as an earlier time of the event.
         ("The crane operators' union last went on strike in 2011.",
-         "What happened after crane operators at Port Ardane went on strike?", False, True),
-        # A possessive's letter is no event word: "promotion" is all the question names.
-        ("Kerrin Athletic won promotion to the Premier Division in May 2023.",
-         "What did Kerrin Athletic's promotion lead to?", False, True),
-        ("Fenbrook Rovers were promoted in 2017 after beating Castlemere Town.",
-         "Why were Fenbrook Rovers relegated?", False, False),
+         "What happened after crane operators at Port Ardane went on strike?", False),
     ],
 )
-def test_restates_and_names_asked_event(text, query, restated, named):
+def test_restates_asked_event(text, query, restated):
     assert restates_asked_event(text, query) is restated
-    assert names_asked_event(text, query) is named
 
 
 @pytest.mark.slow  # the packaged spaCy pipeline reads the restated event's verb
@@ -2590,24 +2577,3 @@ def test_asked_what_followed_a_dated_document_restating_the_asked_event_is_fille
     )
     held = [p.document_id for p in compiled.evidence]
     assert "moved" in held and "award" not in held, held
-
-
-
-
-@pytest.mark.slow  # the packaged spaCy pipeline reads the dated sentence's verb
-def test_asked_what_happened_a_chain_through_a_dated_participant_is_cut():
-    # "Beavers were released ... in 2017" shares the beavers with the question, not their
-    # damming the brook: dated as history, it carries no chain of what the dam led to.
-    released = "Beavers were released into the Linnet valley in 2017."
-    docs = [SourceDocument("released", released),
-            SourceDocument("pond", "The pond behind the dam flooded the ford.")]
-    triples = [Triple("beavers", "released into", "Linnet valley", document_id="released",
-                      sentence=released)]
-    hop = ChainHop("beavers", "Linnet valley", "released into", RelationType.CAUSAL, True,
-                   ("released",), (released,))
-    chain = ReasoningChain(("beavers", "Linnet valley"), (hop,), 1.0, Direction.FORWARD)
-    compiled = _budget_evidence(
-        "What were the consequences of the beavers damming Linnet Brook?", docs, chain,
-        triples, "forward", 0.6, "released", "flooded",
-    )
-    assert compiled.chains == [] and compiled.fallback_reason == NO_EVENT_CHAINS

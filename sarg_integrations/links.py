@@ -786,9 +786,6 @@ def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
     return any(not shared.isdisjoint(_stems([token.text])) for token in past)
 
 
-_EARLIER_TIME = frozenset({"last", "first", "once", "previously", "formerly", "originally"})
-
-
 # A present state told as one that came about, which a profile's present is not:
 # "Shopkeepers say foot patrols are *now* a rare sight", "larger ships can *no longer*
 # enter", "a fifth of its drivers have *yet to* finish the course", "No lorries have been
@@ -846,6 +843,8 @@ _KNOWN_FOR = re.compile(
     r"\b(?:is|are|was|were)\s+(?:best\s+|widely\s+|well\s+)?known\s+for\b", re.IGNORECASE
 )
 _BACKGROUND_ADVERBS = frozenset({"once", "previously", "formerly"})
+# An earlier time of an event: background, and "the union *last* struck", "*first* met".
+_EARLIER_TIME = _BACKGROUND_ADVERBS | {"last", "first", "originally"}
 
 
 def _told_as_background(sentence: Any) -> bool:
@@ -1478,4 +1477,3 @@ def _similar_continuations(
         floor = max(match, best - margin)
         hits.update(i for i in ranked if scores[i] >= floor and eligible(i))
     return list(dict.fromkeys(candidates[i].document_id for i in sorted(hits)))
-

@@ -42,6 +42,7 @@ from sarg_integrations.links import (
     bridge_guided_selection,
     bridge_links,
     dated_as_history,
+    dated_within,
     documents_continuing_event,
     documents_linked_by_triples,
     documents_stating_open_causes,
@@ -49,8 +50,10 @@ from sarg_integrations.links import (
     restates_asked_event,
     restates_key_phrase,
     states_in_present,
+    tells_dated_event,
     tells_origin_of,
     tells_what_followed,
+    years_named,
 )
 from sarg_integrations.schema import (
     Direction,
@@ -667,11 +670,17 @@ def compile_evidence(
             # the crisis" for the meeting). Each sentence is read once.
             profile = (profile_reader or PresentTenseProfileReader()).states_profile
 
+            years = story_years(query, documents, relevance, direction)
+
             @functools.lru_cache(maxsize=None)
             def links_nothing(sentence: str) -> bool:
                 return (
                     tells_origin_of(sentence, query)
-                    or (dated_as_history(sentence) and not names_same_event(sentence, query))
+                    or (
+                        dated_as_history(sentence)
+                        and not names_same_event(sentence, query)
+                        and not (years is not None and dated_within(sentence, *years))
+                    )
                     or profile(sentence)
                 )
 
@@ -684,7 +693,7 @@ def compile_evidence(
                     fallback_reason = NO_EVENT_CHAINS
                 chains = told
             triples = [t for t in triples if not (t.sentence and links_nothing(t.sentence))]
-            event_reader = _EventsOf(query, event_reader or PastTenseEventReader())
+            event_reader = _EventsOf(query, event_reader or PastTenseEventReader(), years)
         if budget is not None and fallback_reason is None:
             antecedents = _antecedents(documents, embedder, event_reader)
             anchored = anchored_chains(chains, relevance, entry_similarity=entry_similarity)
@@ -815,18 +824,75 @@ class _EventsOf:
     names came from (:func:`~sarg_integrations.links.tells_origin_of`) tells no step of
     its story ("The Pelt cooperative was formed by 40 farming families"), and a sentence
     telling the asked event in the question's words
-    (:func:`~sarg_integrations.links.restates_asked_event`) tells one however it is
-    dated ("Skellan Brewery moved its bottling operation from Ardry … in 2023")."""
+    (:func:`~sarg_integrations.links.restates_asked_event`) or dated within the story's
+    years (``story_years``, :func:`story_years`) tells one however it is dated ("Skellan
+    Brewery moved its bottling operation from Ardry … in 2023")."""
 
     query: str
     reader: EventReader
+    story_years: tuple[int, int] | None = None
 
     def tells_event(self, text: str) -> bool:
         if tells_origin_of(text, self.query):
             return False
         return self.reader.tells_event(text) or (
-            dated_as_history(text) and restates_asked_event(text, self.query)
+            dated_as_history(text)
+            and (
+                restates_asked_event(text, self.query)
+                or (self.story_years is not None and dated_within(text, *self.story_years))
+            )
         )
+
+
+_LAST_YEAR = 2099  # the last year :func:`~sarg_integrations.links.years_named` reads
+
+
+def story_years(
+    query: str,
+    documents: Sequence[SourceDocument],
+    relevance: Mapping[str, float] | None,
+    direction: Direction | str | None,
+) -> tuple[int, int] | None:
+    """The years, first and last, in which a step of what followed the asked event may be
+    dated, or ``None`` when the question does not ask for effects (``forward``) or no year
+    dates the asked event.
+
+    What followed an event is dated from the event's year on: the year the question names
+    ("What happened after the 2020 floods?"), else the first year of the document most
+    relevant to the question, which on a story tells the asked event ("Islander Air, the
+    only airline flying from Brenhow Airport, went bust in October 2019" for "What
+    happened after Brenhow Airport lost its only airline?"), when it tells an event of
+    that year (:func:`~sarg_integrations.links.tells_dated_event`: not "Mount Ketar
+    *last* erupted in 1911", "The Skarra ferry terminal opened in 1978 and *has* two
+    berths") and not where a thing came from
+    (:func:`~sarg_integrations.links.tells_origin_of`). Years before it are history
+    ("Brenhow Airport was built as an air force base in 1940"). A why-question gets no
+    window: the document most relevant to it is as often the thing's dated background as
+    the event (dating the causes from two years before it lost a story on each of sets c,
+    d and e and gained two on set g).
+
+    Example:
+        >>> docs = [SourceDocument("a", "Islander Air went bust in October 2019."),
+        ...         SourceDocument("b", "Brenhow Airport was built as a base in 1940.")]
+        >>> story_years("What happened after Brenhow Airport lost its airline?", docs,
+        ...             {"a": 0.7, "b": 0.6}, "forward")
+        (2019, 2099)
+        >>> story_years("What followed the 2018 storm?", docs, {"b": 0.9}, "forward")
+        (2018, 2099)
+        >>> story_years("Why did Brenhow Airport lose its airline?", docs, {"a": 0.7},
+        ...             "backward") is None
+        True
+    """
+    if _asks_upstream(direction) is not False:
+        return None
+    named = years_named(query)
+    if named:
+        return (min(named), _LAST_YEAR)
+    top = _most_relevant(documents, (), relevance)
+    years = years_named(top[0].text) if top else ()
+    if not years or tells_origin_of(top[0].text, query) or not tells_dated_event(top[0].text):
+        return None
+    return (years[0], _LAST_YEAR)
 
 
 def restated_entry_similarity(

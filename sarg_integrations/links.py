@@ -54,6 +54,7 @@ __all__ = [
     "antecedent_documents",
     "continues_earlier_text",
     "dated_as_history",
+    "dated_within",
     "documents_continuing_event",
     "documents_stating_open_causes",
     "names_same_event",
@@ -64,7 +65,9 @@ __all__ = [
     "names_event",
     "node_words",
     "open_ends",
+    "tells_dated_event",
     "tells_past_event",
+    "years_named",
 ]
 
 MAX_TOPIC_WORDS = 8
@@ -654,6 +657,72 @@ _HISTORY_DATE = re.compile(
     r"|\b(?:past|last)\s+decades?\b|\bdecades?\s+ago\b",
     re.IGNORECASE,
 )
+
+
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})(?:s\b|\b)")
+
+
+def years_named(text: str) -> tuple[int, ...]:
+    """The years ``text`` names by their four digits (1000–2099; a decade by its first
+    year), in order.
+
+    Example:
+        >>> years_named("Sales fell in 2022 after a record 2021, as in the 1990s.")
+        (2022, 2021, 1990)
+        >>> years_named("Crews set off from Pitsby, 14 miles away, at 0915.")
+        ()
+    """
+    return tuple(int(year) for year in _YEAR.findall(text))
+
+
+def dated_within(text: str, first: int, last: int) -> bool:
+    """Whether ``text`` names a year and every year it names is from ``first`` to ``last``.
+
+    A story's steps are told close to the asked event: what followed an event of 2020 is
+    dated 2020 or later ("Brenhow council bought the site in 2021"), and history years
+    before it ("Brenhow Airport was built as an air force base in 1940"); a sentence
+    comparing with an earlier year ("46 crashes last year, up from 12 in 2019") is not
+    dated within a window that leaves that year out.
+
+    Example:
+        >>> dated_within("Brenhow council bought the site in 2021.", 2019, 2099)
+        True
+        >>> dated_within("Brenhow Airport was built as an air force base in 1940.", 2019, 2099)
+        False
+        >>> dated_within("The airport closed its terminal.", 2019, 2099)
+        False
+    """
+    years = years_named(text)
+    return bool(years) and all(first <= year <= last for year in years)
+
+
+def tells_dated_event(text: str, nlp: Any = None) -> bool:
+    """Whether the first sentence of ``text`` is dated by its year (:func:`years_named`)
+    and tells something that happened then: a verb in the past, none in the present (a
+    profile's "and has two berths"), not told as background (:func:`tells_past_event`'s
+    "once", "previously") nor at an earlier time of the same thing ("*last* erupted in
+    1911", "*first* met in 1999"). ``nlp`` is a spaCy pipeline (default: the packaged
+    English one).
+
+    Example:
+        >>> tells_dated_event("Islander Air went bust in October 2019.")
+        True
+        >>> tells_dated_event("Mount Ketar last erupted in 1911.")
+        False
+        >>> tells_dated_event("The Skarra ferry terminal opened in 1978 and has two berths.")
+        False
+        >>> tells_dated_event("Islander Air went bust last autumn.")
+        False
+    """
+    sentence = _first_sentence(text, nlp)
+    if sentence is None or not years_named(sentence.text) or _told_as_background(sentence):
+        return False
+    past = [token for token in sentence if _past_verb(token)]
+    if not past or any(_present_verb(token) for token in sentence):
+        return False
+    return not any(
+        c.dep_ == "advmod" and c.lower_ in _EARLIER_TIME for token in past for c in token.children
+    )
 
 
 def dated_as_history(text: str) -> bool:

@@ -48,6 +48,7 @@ from sarg_integrations.evidence import (
     onward_evidence,
     restated_entry_similarity,
     source_evidence,
+    story_years,
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
@@ -57,6 +58,7 @@ from sarg_integrations.links import (
     bridge_guided_selection,
     bridge_links,
     continues_earlier_text,
+    dated_within,
     document_topic,
     documents_linked_by_triples,
     documents_stating_open_causes,
@@ -67,9 +69,11 @@ from sarg_integrations.links import (
     restates_key_phrase,
     states_in_present,
     states_profile,
+    tells_dated_event,
     tells_origin_of,
     tells_past_event,
     tells_what_followed,
+    years_named,
 )
 from sarg_integrations.prompting import render_evidence
 from sarg_integrations.schema import (
@@ -2577,3 +2581,96 @@ def test_asked_what_followed_a_dated_document_restating_the_asked_event_is_fille
     )
     held = [p.document_id for p in compiled.evidence]
     assert "moved" in held and "award" not in held, held
+
+
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [
+        ("Sales fell in 2022 after a record 2021.", (2022, 2021)),
+        ("Vinyl came back in the 1990s.", (1990,)),
+        ("Crews set off at 0915 from Pitsby, 14 miles away.", ()),
+        ("About 12000 homes lost power.", ()),
+    ],
+)
+def test_years_named(text, years):
+    assert years_named(text) == years
+
+
+@pytest.mark.parametrize(
+    ("text", "within"),
+    [
+        ("Brenhow council bought the site in 2021.", True),
+        ("The first homes are now not expected until 2026.", True),
+        ("The airport was built as an air force base in 1940.", False),
+        # Compared with a year before the window: not dated within it.
+        ("Police recorded 46 crashes in 2022, up from 12 in 2017.", False),
+        ("The airport closed its terminal.", False),
+    ],
+)
+def test_dated_within(text, within):
+    assert dated_within(text, 2019, 2099) is within
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline reads the verbs
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        ("Islander Air went bust in October 2019.", True),
+        ("In 2022 the Glenmire Folk Festival moved to the showground.", True),
+        ("Four beavers were released on the Hallow Brook in 2020.", True),
+        # An earlier time of the same thing, background, a profile's present.
+        ("Mount Ketar last erupted in 1911.", False),
+        ("The mill once employed 400 people, in 1950.", False),
+        ("The Skarra ferry terminal opened in 1978 and has two berths.", False),
+        # A state, not something that happened; no year.
+        ("The winter of 2022 was the mildest on record.", False),
+        ("Islander Air went bust last autumn.", False),
+    ],
+)
+def test_tells_dated_event(text, told):
+    assert tells_dated_event(text) is told
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tells a dated event
+def test_story_years_start_at_the_asked_events_year_for_effects_only():
+    docs = [SourceDocument("bust", "Islander Air went bust in October 2019."),
+            SourceDocument("built", "Brenhow Airport was built as an air force base in 1940."),
+            SourceDocument("erupted", "Mount Ketar last erupted in 1911.")]
+    relevance = {"bust": 0.7, "built": 0.6, "erupted": 0.1}
+    query = "What happened after Brenhow Airport lost its only airline?"
+    assert story_years(query, docs, relevance, "forward") == (2019, 2099)
+    assert story_years(query, docs, relevance, Direction.FORWARD) == (2019, 2099)
+    # The question's year first; none for a why-question or one asking neither way.
+    assert story_years("What followed the 2018 storm?", docs, relevance, "forward") == (2018, 2099)
+    assert story_years(query, docs, relevance, "backward") is None
+    assert story_years(query, docs, relevance, "bidirectional") is None
+    assert story_years(query, docs, relevance, None) is None
+    # The most relevant document tells no event of its year, or where a thing came from.
+    assert story_years(query, docs, {"erupted": 0.9, "bust": 0.5}, "forward") is None
+    assert story_years(query, docs, {"built": 0.9, "bust": 0.5}, "forward") is None
+    assert story_years(query, docs, None, "forward") is None
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline reads the events
+def test_asked_what_followed_a_step_dated_after_the_asked_event_is_filled():
+    from sarg_integrations.prompting import PromptTemplate
+
+    # Asked what followed the mill's closure (2019), the site's sale in 2021 is a later
+    # step though dated by its year, as history is; the mill's building (1887) and its
+    # team's cup (2012) came before the asked event and stay out.
+    docs = [
+        SourceDocument("shut", "The Harlow paper mill shut its gates in March 2019."),
+        SourceDocument("built", "The Harlow paper mill was built by the Ashby family in 1887."),
+        SourceDocument("sold", "In 2021 the owners sold the empty site to a housing developer."),
+        SourceDocument("cup", "The Harlow paper mill's football team won the county cup in "
+                              "2012."),
+    ]
+    compiled = compile_evidence(
+        "What happened after the Harlow paper mill shut down?", docs, [], "no chains",
+        config=SARGConfig(causal_evidence_budget=0.6), embedder=HashingEmbedder(),
+        template=PromptTemplate(), triples=[], direction="forward",
+        profile_reader=NoProfiles(),
+    )
+    held = [p.document_id for p in compiled.evidence]
+    assert "shut" in held and "sold" in held, held
+    assert "built" not in held and "cup" not in held, held

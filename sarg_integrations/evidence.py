@@ -844,6 +844,9 @@ class _EventsOf:
         )
 
 
+# How many years before a why-question's dated event a cause dated by its year may lie:
+# the steps of a local story span a year or two; history lies further back.
+CAUSE_YEARS_BEFORE = 2
 _LAST_YEAR = 2099  # the last year :func:`~sarg_integrations.links.years_named` reads
 
 
@@ -853,23 +856,25 @@ def story_years(
     relevance: Mapping[str, float] | None,
     direction: Direction | str | None,
 ) -> tuple[int, int] | None:
-    """The years, first and last, in which a step of what followed the asked event may be
-    dated, or ``None`` when the question does not ask for effects (``forward``) or no year
-    dates the asked event.
+    """The years, first and last, in which a step of the asked event's story may be dated,
+    or ``None`` when no year dates the asked event or the question asks neither for causes
+    nor for effects.
 
-    What followed an event is dated from the event's year on: the year the question names
-    ("What happened after the 2020 floods?"), else the first year of the document most
-    relevant to the question, which on a story tells the asked event ("Islander Air, the
-    only airline flying from Brenhow Airport, went bust in October 2019" for "What
-    happened after Brenhow Airport lost its only airline?"), when it tells an event of
-    that year (:func:`~sarg_integrations.links.tells_dated_event`: not "Mount Ketar
-    *last* erupted in 1911", "The Skarra ferry terminal opened in 1978 and *has* two
-    berths") and not where a thing came from
+    What followed an event (``forward``) is dated from the event's year on: the year the
+    question names ("What happened after the 2020 floods?"), else the first year of the
+    document most relevant to the question, which on a story tells the asked event
+    ("Islander Air, the only airline flying from Brenhow Airport, went bust in October
+    2019" for "What happened after Brenhow Airport lost its only airline?"), when it tells
+    an event of that year (:func:`~sarg_integrations.links.tells_dated_event`: not "Mount
+    Ketar *last* erupted in 1911", "The Skarra ferry terminal opened in 1978 and *has*
+    two berths") and not where a thing came from
     (:func:`~sarg_integrations.links.tells_origin_of`). Years before it are history
-    ("Brenhow Airport was built as an air force base in 1940"). A why-question gets no
-    window: the document most relevant to it is as often the thing's dated background as
-    the event (dating the causes from two years before it lost a story on each of sets c,
-    d and e and gained two on set g).
+    ("Brenhow Airport was built as an air force base in 1940"). Asked why (``backward``),
+    only a year the question names dates the event ("Why was the Eskby Lantern Festival
+    called off in 2023?"), and its causes are dated from :data:`CAUSE_YEARS_BEFORE` years
+    before it up to it ("Eskby Town Council halved its events budget in February 2023"):
+    the document most relevant to a why-question is as often the thing's dated background
+    as the event (dating the causes from it lost a story on each of sets c, d and e).
 
     Example:
         >>> docs = [SourceDocument("a", "Islander Air went bust in October 2019."),
@@ -879,13 +884,18 @@ def story_years(
         (2019, 2099)
         >>> story_years("What followed the 2018 storm?", docs, {"b": 0.9}, "forward")
         (2018, 2099)
+        >>> story_years("Why were ferries halted in May 2024?", docs, {"a": 0.7}, "backward")
+        (2022, 2024)
         >>> story_years("Why did Brenhow Airport lose its airline?", docs, {"a": 0.7},
         ...             "backward") is None
         True
     """
-    if _asks_upstream(direction) is not False:
+    upstream = _asks_upstream(direction)
+    if upstream is None:
         return None
     named = years_named(query)
+    if upstream:
+        return (min(named) - CAUSE_YEARS_BEFORE, max(named)) if named else None
     if named:
         return (min(named), _LAST_YEAR)
     top = _most_relevant(documents, (), relevance)

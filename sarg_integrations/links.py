@@ -276,7 +276,11 @@ def _content(name: str, *, digits: bool = False) -> list[str]:
     """The words of ``name`` that carry content, as written: stop words out, and bare
     numbers too unless ``digits``."""
     return [
-        w for w in _text.words(name) if w.lower() not in _STOP and (digits or not w.isdigit())
+        w
+        for w in _text.words(name)
+        if w.lower() not in _STOP
+        and (digits or not w.isdigit())
+        and (len(w) > 1 or w.isdigit())  # "s" of "council's", "t" of "don't"
     ]
 
 

@@ -400,10 +400,11 @@ def test_story_ids_are_unique() -> None:
 # event) lost 4 of its stories, so it was reverted (11 since). Set h (40), written the
 # same way in the twenty-eighth session while dating a story's later steps from the
 # asked event's year was built off sets f and g, passed 15 on that session's starting
-# code and 18 with it, both first runs. Each floor is the count on the latest session's
+# code and 18 with it, both first runs (19 since a possessive's "s" stopped counting as a
+# shared word of what happened). Each floor is the count on the latest session's
 # final code: a change that loses stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
-UNTUNED_FLOORS = {"a": 44, "b": 39, "c": 18, "d": 26, "e": 28, "f": 13, "g": 18, "h": 18}
+UNTUNED_FLOORS = {"a": 44, "b": 39, "c": 19, "d": 26, "e": 29, "f": 13, "g": 19, "h": 19}
 
 
 def test_the_untuned_story_sets_keep_their_floor(pipeline) -> None:

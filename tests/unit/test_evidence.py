@@ -62,6 +62,7 @@ from sarg_integrations.links import (
     document_topic,
     documents_linked_by_triples,
     documents_stating_open_causes,
+    event_words,
     names_event,
     names_same_event,
     node_words,
@@ -2632,7 +2633,7 @@ def test_tells_dated_event(text, told):
 
 
 @pytest.mark.slow  # the packaged spaCy pipeline tells a dated event
-def test_story_years_start_at_the_asked_events_year_for_effects_only():
+def test_story_years_start_at_the_asked_events_year():
     docs = [SourceDocument("bust", "Islander Air went bust in October 2019."),
             SourceDocument("built", "Brenhow Airport was built as an air force base in 1940."),
             SourceDocument("erupted", "Mount Ketar last erupted in 1911.")]
@@ -2640,9 +2641,13 @@ def test_story_years_start_at_the_asked_events_year_for_effects_only():
     query = "What happened after Brenhow Airport lost its only airline?"
     assert story_years(query, docs, relevance, "forward") == (2019, 2099)
     assert story_years(query, docs, relevance, Direction.FORWARD) == (2019, 2099)
-    # The question's year first; none for a why-question or one asking neither way.
+    # The question's year first; a why-question's causes only by the question's year, from
+    # two years before it; none for a question asking neither way.
     assert story_years("What followed the 2018 storm?", docs, relevance, "forward") == (2018, 2099)
     assert story_years(query, docs, relevance, "backward") is None
+    why = "Why was the festival called off in 2023?"
+    assert story_years(why, docs, relevance, "backward") == (2021, 2023)
+    assert story_years(why, docs, relevance, "bidirectional") is None
     assert story_years(query, docs, relevance, "bidirectional") is None
     assert story_years(query, docs, relevance, None) is None
     # The most relevant document tells no event of its year, or where a thing came from.
@@ -2651,10 +2656,21 @@ def test_story_years_start_at_the_asked_events_year_for_effects_only():
     assert story_years(query, docs, None, "forward") is None
 
 
-@pytest.mark.slow  # the packaged spaCy pipeline reads the events
-def test_asked_what_followed_a_step_dated_after_the_asked_event_is_filled():
+def _fallback_evidence(query, docs, direction, budget):
+    """The ids compile_evidence holds on fallback (no chains) under a causal budget, with
+    the packaged event reader and no profiles."""
     from sarg_integrations.prompting import PromptTemplate
 
+    compiled = compile_evidence(
+        query, docs, [], "no chains", config=SARGConfig(causal_evidence_budget=budget),
+        embedder=HashingEmbedder(), template=PromptTemplate(), triples=[],
+        direction=direction, profile_reader=NoProfiles(),
+    )
+    return [p.document_id for p in compiled.evidence]
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline reads the events
+def test_asked_what_followed_a_step_dated_after_the_asked_event_is_filled():
     # Asked what followed the mill's closure (2019), the site's sale in 2021 is a later
     # step though dated by its year, as history is; the mill's building (1887) and its
     # team's cup (2012) came before the asked event and stay out.
@@ -2665,12 +2681,36 @@ def test_asked_what_followed_a_step_dated_after_the_asked_event_is_filled():
         SourceDocument("cup", "The Harlow paper mill's football team won the county cup in "
                               "2012."),
     ]
-    compiled = compile_evidence(
-        "What happened after the Harlow paper mill shut down?", docs, [], "no chains",
-        config=SARGConfig(causal_evidence_budget=0.6), embedder=HashingEmbedder(),
-        template=PromptTemplate(), triples=[], direction="forward",
-        profile_reader=NoProfiles(),
-    )
-    held = [p.document_id for p in compiled.evidence]
+    held = _fallback_evidence("What happened after the Harlow paper mill shut down?", docs,
+                              "forward", 0.6)
     assert "shut" in held and "sold" in held, held
     assert "built" not in held and "cup" not in held, held
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline reads the events
+def test_asked_why_of_a_dated_event_a_cause_dated_that_year_is_filled():
+    # The festival was called off in 2023; the council's budget cut that February is its
+    # cause though dated by its year, and the festival's start in 1994 is history.
+    docs = [
+        SourceDocument("off", "Organisers cancelled the Elmby Lantern Festival in March."),
+        SourceDocument("cut", "Elmby Town Council halved its events budget in February 2023."),
+        SourceDocument("began", "The Elmby Lantern Festival began in 1994 and draws 8,000 "
+                                "visitors."),
+    ]
+    held = _fallback_evidence("Why was the Elmby Lantern Festival called off in 2023?", docs,
+                              "backward", 0.7)
+    assert "off" in held and "cut" in held and "began" not in held, held
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        # The possessive's "s" is no word of what happened.
+        ("Dunston's police station closed its front counter in 2017.",
+         "What did the new CCTV cameras in Dunston's Market Square lead to?", False),
+        ("The council's budget was halved.", "Why did the council's budget shrink?", True),
+    ],
+)
+def test_a_possessive_names_no_same_event(a, b, same):
+    assert names_same_event(a, b) is same
+    assert "s" not in event_words(a) and "s" not in node_words(a)

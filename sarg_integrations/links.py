@@ -663,7 +663,7 @@ _HISTORY_DATE = re.compile(
 )
 
 
-_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})(?:s\b|\b)")
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b")
 
 
 def years_named(text: str) -> tuple[int, ...]:
@@ -683,8 +683,8 @@ def dated_within(text: str, first: int, last: int) -> bool:
     """Whether ``text`` names a year and every year it names is from ``first`` to ``last``.
 
     A story's steps are told close to the asked event: what followed an event of 2020 is
-    dated 2020 or later ("Brenhow council bought the site in 2021"), and history years
-    before it ("Brenhow Airport was built as an air force base in 1940"); a sentence
+    dated 2020 or later ("Brenhow council bought the site in 2021"), history years before
+    it ("Brenhow Airport was built as an air force base in 1940"); a sentence
     comparing with an earlier year ("46 crashes last year, up from 12 in 2019") is not
     dated within a window that leaves that year out.
 
@@ -724,8 +724,14 @@ def tells_dated_event(text: str, nlp: Any = None) -> bool:
     past = [token for token in sentence if _past_verb(token)]
     if not past or any(_present_verb(token) for token in sentence):
         return False
-    return not any(
-        c.dep_ == "advmod" and c.lower_ in _EARLIER_TIME for token in past for c in token.children
+    return not _at_earlier_time(past)
+
+
+def _at_earlier_time(verbs: Sequence[Any]) -> bool:
+    """One of ``verbs`` is told at an earlier time of its thing ("The union *last* struck
+    in 2011", "first met", "originally built": :data:`_EARLIER_TIME`)."""
+    return any(
+        c.dep_ == "advmod" and c.lower_ in _EARLIER_TIME for verb in verbs for c in verb.children
     )
 
 
@@ -847,9 +853,7 @@ def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
     sentence = _first_sentence(text, nlp)
     past = [token for token in sentence or () if _past_verb(token)]
     # "The union *last* struck in 2011": an earlier time of the same event.
-    if not past or any(
-        c.dep_ == "advmod" and c.lower_ in _EARLIER_TIME for token in past for c in token.children
-    ):
+    if not past or _at_earlier_time(past):
         return False
     # Most of the question's words, three or more, restate it whatever the verb ("granted
     # planning permission for 200 homes on the old gasworks site" / "approved homes on

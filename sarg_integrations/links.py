@@ -663,7 +663,11 @@ _HISTORY_DATE = re.compile(
 )
 
 
-_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b")
+# Four digits read as a year, unless an amount: "£1500", "1500 percent", "1,500" or "1.500".
+_YEAR = re.compile(
+    r"(?<![£$€\d.,])\b(1[0-9]{3}|20[0-9]{2})s?\b(?![.,]\d)(?!\s*(?:%|per\s*cent\b))",
+    re.IGNORECASE,
+)
 
 
 def years_named(text: str) -> tuple[int, ...]:
@@ -675,6 +679,8 @@ def years_named(text: str) -> tuple[int, ...]:
         (2022, 2021, 1990)
         >>> years_named("Crews set off from Pitsby, 14 miles away, at 0915.")
         ()
+        >>> years_named("The council paid £1500 in 2019; prices rose 1200 percent.")
+        (2019,)
     """
     return tuple(int(year) for year in _YEAR.findall(text))
 

@@ -2591,6 +2591,9 @@ def test_asked_what_followed_a_dated_document_restating_the_asked_event_is_fille
         ("Vinyl came back in the 1990s.", (1990,)),
         ("Crews set off at 0915 from Pitsby, 14 miles away.", ()),
         ("About 12000 homes lost power.", ()),
+        # Amounts, not years.
+        ("The council paid £1500 in 2019, and 1,500 more in 2020.", (2019, 2020)),
+        ("Prices rose 1200 percent; claims rose 1500%.", ()),
     ],
 )
 def test_years_named(text, years):

@@ -825,9 +825,8 @@ _ASKING_WORDS = frozenset(
 
 
 def _asked_event_words(query: str) -> frozenset[str]:
-    """The event words of ``query`` (:func:`event_words`) less those it asks with and the
-    single letters a possessive leaves ("Athletic*'s*")."""
-    return frozenset(w for w in event_words(query) - _ASKING_WORDS if len(w) > 1)
+    """The event words of ``query`` (:func:`event_words`) less those it asks with."""
+    return event_words(query) - _ASKING_WORDS
 
 
 def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:

@@ -345,15 +345,14 @@ class SARGPipeline:
             embedder.warm_up()
         structuring_start = time.perf_counter()
         with ctx.stage("encode") as summary:
-            texts = [query, *(d.text for d in docs if d.text.strip())]
-            if not (ranks_documents(self.config) and embedder.max_size >= len(texts)):
-                texts = []
             # The evidence budget ranks every document: the query and the documents are
             # encoded in one call, as a dense re-ranker encodes them, and the strategy and
             # the budget find them cached.
-            if texts:
+            texts = [query, *(d.text for d in docs if d.text.strip())]
+            encoded = ranks_documents(self.config) and embedder.max_size >= len(texts)
+            if encoded:
                 embedder.embed(texts)
-            summary.update(texts=len(texts))
+            summary.update(texts=len(texts) if encoded else 0)
         found: Structure = self.strategy.structure(query, docs, triples, ctx)
         with ctx.stage("compile") as summary:
             compiled = compile_evidence(

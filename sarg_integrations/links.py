@@ -639,6 +639,13 @@ def _compound_head(word: str, end: str) -> bool:
     return len(end) >= 4 and len(word) > len(end) + 2 and word.endswith(end)
 
 
+# Four digits read as a year, unless an amount: "£1500", "1500 percent", "1,500" or "1.500".
+_YEAR = re.compile(
+    r"(?<![£$€\d.,])\b(1[0-9]{3}|20[0-9]{2})s?\b(?![.,]\d)(?!\s*(?:%|per\s*cent\b))",
+    re.IGNORECASE,
+)
+
+
 # A past event dated by its year, a decade or a century is history, not a step of the
 # story told ("The Kessa reservoir was created in 1961", "Measles was first described in
 # the ninth century", "Port Ardane handled 1.2 million containers last year"). A story's
@@ -651,7 +658,8 @@ _MONTHS = (
     "october", "november", "december",
 )
 _HISTORY_DATE = re.compile(
-    r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bcentur(?:y|ies)\b"
+    _YEAR.pattern  # an amount ("£1500", "1500 percent") is no year here either
+    + r"|\bcentur(?:y|ies)\b"
     r"|(?<!\bon\s)(?<!\bthan\s)(?<!\bsince\s)"
     + "".join(rf"(?<!{month}\s)" for month in _MONTHS)
     + r"\blast\s+year\b(?!['’]s)"
@@ -659,13 +667,6 @@ _HISTORY_DATE = re.compile(
     # last year's price".
     r"|^\W*last\s+year['’]s\b"
     r"|\b(?:past|last)\s+decades?\b|\bdecades?\s+ago\b",
-    re.IGNORECASE,
-)
-
-
-# Four digits read as a year, unless an amount: "£1500", "1500 percent", "1,500" or "1.500".
-_YEAR = re.compile(
-    r"(?<![£$€\d.,])\b(1[0-9]{3}|20[0-9]{2})s?\b(?![.,]\d)(?!\s*(?:%|per\s*cent\b))",
     re.IGNORECASE,
 )
 

@@ -58,6 +58,7 @@ from sarg_integrations.links import (
     bridge_guided_selection,
     bridge_links,
     continues_earlier_text,
+    dated_as_history,
     dated_within,
     document_topic,
     documents_linked_by_triples,
@@ -2598,6 +2599,23 @@ def test_asked_what_followed_a_dated_document_restating_the_asked_event_is_fille
 )
 def test_years_named(text, years):
     assert years_named(text) == years
+
+
+@pytest.mark.parametrize(
+    ("text", "history"),
+    [
+        ("The Thornby industrial estate was expanded in 2018.", True),
+        ("Vinyl came back in the 1990s.", True),
+        ("Port Ardane handled 1.2 million containers last year.", True),
+        ("The clinic closed in January last year.", False),
+        # An amount is no year here either, as in years_named.
+        ("The council paid £1500 for the repairs.", False),
+        ("Claims rose 1500 percent after the flood.", False),
+        ("The new hall seats 1,500 people.", False),
+    ],
+)
+def test_dated_as_history(text, history):
+    assert dated_as_history(text) is history
 
 
 @pytest.mark.parametrize(

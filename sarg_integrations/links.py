@@ -742,9 +742,13 @@ def _at_earlier_time(verbs: Sequence[Any]) -> bool:
     )
 
 
-def dated_as_history(text: str) -> bool:
+def dated_as_history(text: str, nlp: Any = None) -> bool:
     """Whether ``text`` is dated by a year, a decade, a century or "last year", as history
     is; a story's steps are dated by the day, the week or the month (:data:`_HISTORY_DATE`).
+    A year or a century that describes a thing dates nothing the sentence tells
+    (:func:`_describes_a_thing`: "Ardnagh School, *which opened in 1894*, closed in June",
+    "*the 19th-century* weir was taken out"). ``nlp`` is a spaCy pipeline (default: the
+    packaged English one), run only on a text naming a year or a century.
 
     Example:
         >>> dated_as_history("The Thornby industrial estate was expanded in 2018.")
@@ -759,8 +763,117 @@ def dated_as_history(text: str) -> bool:
         True
         >>> dated_as_history("Farmers paid nearly twice last year's price for hay.")
         False
+        >>> dated_as_history("Pickering's, the grocer on Mill Street since 1946, closed in August.")
+        False
     """
-    return _HISTORY_DATE.search(text) is not None
+    return _history_dated(text, lambda: _parsed(text, nlp))
+
+
+def _dated_as_history(sentence: Any) -> bool:
+    """:func:`dated_as_history` of a parsed sentence."""
+    return _history_dated(sentence.text, lambda: sentence, sentence.start_char)
+
+
+def _history_dated(text: str, parse: Callable[[], Any], offset: int = 0) -> bool:
+    """:func:`dated_as_history` of ``text``, parsed by ``parse`` (its tokens' character
+    offsets start at ``offset``) only when a year or a century may describe a thing."""
+    dates = list(_HISTORY_DATE.finditer(text))
+    if not dates:
+        return False
+    if any(not _YEAR_OR_CENTURY.fullmatch(date.group(0)) for date in dates):
+        return True  # "last year", "decades ago": they describe no thing
+    if not _STEP_DATE.search(text):
+        # Undated but by a thing's year, a sentence is background: "Kilbrannan Castle,
+        # built in the 1420s, served as a signal station", "The Neighbourhood Watch
+        # scheme, founded in 1984, now has 60 coordinators".
+        return True
+    parsed = parse()
+    for date in dates:
+        tokens = [t for t in parsed if date.start() <= t.idx - offset < date.end()]
+        if not tokens or not _describes_a_thing(tokens[-1]):
+            return True
+    return False
+
+
+# A story's step is dated by the day, the week, the month or the season: "closed *in
+# June*", "was taken out *last autumn*", "on *Monday* night". Month names are read
+# capitalised ("in May", not "may close").
+_STEP_DATE = re.compile(
+    r"\b(?i:yesterday|overnight|(?:last|this|next)\s+(?:week|weekend|month)"
+    r"|(?:in|last|this|next|early|late|during)\s+(?:the\s+)?(?:early\s+|late\s+)?"
+    r"(?:spring|summer|autumn|fall|winter))\b"
+    r"|\b(?:" + "|".join(name.capitalize() for name in _WEEKDAYS + _MONTHS) + r")\b"
+)
+_YEAR_OR_CENTURY = re.compile(_YEAR.pattern + r"|centur(?:y|ies)", re.IGNORECASE)
+# A clause or a phrase about a noun: "the school, *which opened in 1894*," (relcl), "its
+# beat, *closed since 1972*" (acl), "Pickering's, *the grocer there since 1946*," (appos).
+_DESCRIBING_DEPS = frozenset({"relcl", "acl", "appos"})
+# The participant a year's kind names: "*the 19th-century weir* was taken out", "played
+# *its 2023 home matches* away" (not "voted *in a 2019 referendum*": a when).
+_PARTICIPANT_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "appos"})
+
+
+def _describes_a_thing(date: Any) -> bool:
+    """Whether the parsed year or century ``date`` describes a thing rather than dates
+    what its sentence tells: it sits in a clause or a phrase about a noun
+    (:data:`_DESCRIBING_DEPS`), or names the kind of a participant after its determiner
+    (:data:`_PARTICIPANT_DEPS`)."""
+    head = date.head
+    before = date.left_edge.i - 1
+    if (
+        date.dep_ in ("compound", "amod", "nummod", "nmod")
+        and head.pos_ in ("NOUN", "PROPN")
+        and head.dep_ in _PARTICIPANT_DEPS
+        and before >= 0
+        and (date.doc[before].dep_ in ("det", "poss") or date.doc[before].tag_ == "POS")
+    ):
+        return True
+    return _describing_clause(date) is not None
+
+
+def _describing_clause(date: Any) -> Any:
+    """The clause or phrase about a noun that holds the parsed year ``date``
+    (:data:`_DESCRIBING_DEPS`: its head token), or ``None``."""
+    token = date
+    while token.head.i != token.i:
+        if token.dep_ in _DESCRIBING_DEPS:
+            return token
+        token = token.head
+    return None
+
+
+def _told_of_a_dated_thing(sentence: Any) -> set[int]:
+    """The indices of the tokens of ``sentence`` in a clause describing a thing by its
+    year ("Gaucher disease is a disorder *that was first described in 1882*"): its
+    verbs tell the thing's past, not the sentence's event. A clause holding a step's
+    date holds the sentence's event too (the small parser reads "Pickering's, the grocer
+    there since 1946, *closed in August*" as all one phrase about the grocer)."""
+    told: set[int] = set()
+    for date in _YEAR_OR_CENTURY.finditer(sentence.text):
+        for token in sentence:
+            if date.start() <= token.idx - sentence.start_char < date.end():
+                clause = _describing_clause(token)
+                if clause is None:
+                    continue
+                words = sentence.doc[clause.left_edge.i : clause.right_edge.i + 1]
+                if not _STEP_DATE.search(words.text):
+                    told.update(t.i for t in words)
+    return told
+
+
+def _parsed(text: str, nlp: Any = None) -> Any:
+    """``text`` parsed by ``nlp`` (default: the packaged spaCy pipeline), without its
+    entity recogniser."""
+    if nlp is None:
+        from sarg_integrations._models import load_spacy
+
+        nlp = load_spacy()
+    # A lone surrogate (bytes decoded with "surrogateescape") would crash the parser.
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    # Tags, lemmas and the parse are read, never the entities: without the entity
+    # recogniser a sentence parses in half the time.
+    unread = [name for name in ("ner",) if name in getattr(nlp, "pipe_names", ())]
+    return next(iter(nlp.pipe([text], disable=unread)))
 
 
 # How a thing came to be, told as its background: "The Corran dam *was built* in 1958",
@@ -907,16 +1020,7 @@ _STATE_FRAME = re.compile(
 def _first_sentence(text: str, nlp: Any = None) -> Any:
     """The first sentence of ``text`` parsed by ``nlp`` (default: the packaged spaCy
     pipeline), or ``None`` for an empty text."""
-    if nlp is None:
-        from sarg_integrations._models import load_spacy
-
-        nlp = load_spacy()
-    # A lone surrogate (bytes decoded with "surrogateescape") would crash the parser.
-    text = text.encode("utf-8", "replace").decode("utf-8")
-    # Tags, lemmas and the parse are read, never the entities: without the entity
-    # recogniser a sentence parses in half the time.
-    unread = [name for name in ("ner",) if name in getattr(nlp, "pipe_names", ())]
-    return next(iter(next(iter(nlp.pipe([text.strip()], disable=unread))).sents), None)
+    return next(iter(_parsed(text.strip(), nlp).sents), None)
 
 
 # A past told as background, a profile's past rather than a step of a story: "The
@@ -1030,7 +1134,7 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     sentence = _first_sentence(text, nlp)
     if sentence is None or _told_as_background(sentence):
         return False
-    if dated_as_history(sentence.text):
+    if _dated_as_history(sentence):
         # Dated as history, only a new thing's coming to be is a step: "*A* hydroelectric
         # dam was built across the Karsk in 2005", not "*The* gym was built in 1974".
         return _brings_in_new_thing(sentence.text)
@@ -1046,8 +1150,10 @@ def tells_past_event(text: str, nlp: Any = None) -> bool:
     ):
         return True
     # Any verb in the past, read token by token: the small parser often misses the root
-    # ("A wildfire near Ostra burned …" is parsed as a noun phrase).
-    return any(_past_verb(token) for token in sentence)
+    # ("A wildfire near Ostra burned …" is parsed as a noun phrase). A dated thing's past
+    # is no event of the sentence ("a disorder that was first described in 1882").
+    described = _told_of_a_dated_thing(sentence)
+    return any(_past_verb(token) for token in sentence if token.i not in described)
 
 
 def states_in_present(text: str, nlp: Any = None) -> bool:
@@ -1079,7 +1185,7 @@ def states_in_present(text: str, nlp: Any = None) -> bool:
 
 def _told_in_present(sentence: Any) -> bool:
     """:func:`states_in_present` of a parsed sentence."""
-    if _came_about(sentence) and not dated_as_history(sentence.text):
+    if _came_about(sentence) and not _dated_as_history(sentence):
         return False
     # A past participle read without its auxiliary counts (:func:`_past_verb`: "shops on
     # the high street closed by the summer" is parsed with a VBN root), and a modal tells

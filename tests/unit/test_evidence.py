@@ -1902,6 +1902,14 @@ def test_which_statements_state_a_profile(text, profile):
         ("Lorsk was a mining town for many years.", False),
         ("", False),
         ("The mill \udcd7 burned down.", True),  # a lone surrogate is read past
+        # A step dated by its month tells an event, though a year describes its thing ...
+        ("Ardnagh National School, which opened in 1894, closed its doors in June.", True),
+        ("The 19th-century weir at Kilnsey was taken out last autumn.", True),
+        # ... whose own past is no event of the sentence.
+        ("Each June the Fenwick clinic treats Gaucher disease, a disorder that was first "
+         "described in 1882.", False),
+        # Undated but by a thing's year, a sentence is background.
+        ("Kilbrannan Castle, built in the 1420s, served as a naval signal station.", False),
     ],
 )
 def test_which_documents_tell_a_past_event(text, event):
@@ -2429,6 +2437,25 @@ def test_asked_what_happened_the_origin_of_a_named_thing_is_no_step_of_the_story
     assert chains == [chain.nodes] and "formed" in evidence, (chains, evidence)
 
 
+@pytest.mark.slow  # the packaged spaCy pipeline reads the events and their dates
+def test_asked_what_followed_a_step_naming_its_things_year_is_filled():
+    # The grocer's closure in August followed the opening; "since 1946" describes the
+    # grocer and dates no step. The retail park's building in 1999 is history.
+    docs = [
+        SourceDocument("opened", "ValuWay opened a discount supermarket on Mardale's Eastgate "
+                                 "retail park in March."),
+        SourceDocument("grocer", "Pickering's, the family grocer on Mardale High Street since "
+                                 "1946, closed in August, blaming a slump in trade."),
+        SourceDocument("park", "The Eastgate retail park was built on the site of the old "
+                               "gasworks in 1999."),
+    ]
+    held = _fallback_evidence(
+        "What happened to Mardale High Street after ValuWay opened on the retail park?",
+        docs, "forward", 0.8,
+    )
+    assert "opened" in held and "grocer" in held and "park" not in held, held
+
+
 @pytest.mark.parametrize(
     ("a", "b", "same"),
     [
@@ -2615,6 +2642,29 @@ def test_years_named(text, years):
     ],
 )
 def test_dated_as_history(text, history):
+    assert dated_as_history(text) is history
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline finds the thing a year describes
+@pytest.mark.parametrize(
+    ("text", "history"),
+    [
+        # A year describing a thing dates no step told by its month or season ...
+        ("Ardnagh National School, which opened in 1894, closed its doors in June.", False),
+        ("Pickering's, the family grocer on Mardale High Street since 1946, closed in "
+         "August, blaming a slump in trade.", False),
+        ("The 19th-century weir on the River Aske was taken out last autumn.", False),
+        # ... but a year dating the step itself does ...
+        ("In 2016 Tessory Tackle sponsored a junior angling contest in May.", True),
+        ("Ardry residents voted in a 2019 referendum in June to keep the utility.", True),
+        # ... and with no step date, a thing's year makes the sentence background.
+        ("Kilbrannan Castle, built in the 1420s, served as a naval signal station.", True),
+        ("The Neighbourhood Watch scheme, founded in 1984, now has 60 coordinators.", True),
+        # "may" is no month.
+        ("Ardnagh School, which opened in 1894, may close.", True),
+    ],
+)
+def test_a_year_describing_a_thing_dates_no_step(text, history):
     assert dated_as_history(text) is history
 
 

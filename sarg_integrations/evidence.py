@@ -50,6 +50,7 @@ from sarg_integrations.links import (
     restates_asked_event,
     restates_key_phrase,
     states_in_present,
+    tells_another_event,
     tells_dated_event,
     tells_origin_of,
     tells_what_followed,
@@ -621,7 +622,9 @@ def compile_evidence(
             (:func:`~sarg_integrations.links.tells_origin_of`: "The Corran dam was built
             in 1958"), which then tells no event either, and with one dated as history
             (:func:`~sarg_integrations.links.dated_as_history`) that does not tell the
-            asked event (:func:`~sarg_integrations.links.names_same_event`).
+            asked event (:func:`~sarg_integrations.links.names_same_event`), and with one
+            telling another event (:func:`~sarg_integrations.links.tells_another_event`:
+            "a separate fault", "a similar theft").
     """
     from sarg_integrations.prompting import compile_flat_prompt, compile_prompt
 
@@ -667,7 +670,8 @@ def compile_evidence(
             # a sentence dated as history ("Fenbrook Rovers were promoted in 2017" for
             # their relegation), unless it tells the asked event ("In 2024 the region
             # banned the pesticide", "The Group 20 first met in December 1999 following
-            # the crisis" for the meeting). Each sentence is read once.
+            # the crisis" for the meeting). So is a sentence telling another event ("A
+            # separate fault in January …"). Each sentence is read once.
             profile = (profile_reader or PresentTenseProfileReader()).states_profile
 
             years = story_years(query, documents, relevance, direction)
@@ -676,6 +680,7 @@ def compile_evidence(
             def links_nothing(sentence: str) -> bool:
                 return (
                     tells_origin_of(sentence, query)
+                    or tells_another_event(sentence, query)
                     or (
                         dated_as_history(sentence)
                         and not names_same_event(sentence, query)
@@ -822,7 +827,9 @@ def _ranked_first(scores: Mapping[str, float], first: Sequence[str]) -> dict[str
 class _EventsOf:
     """An event reader for a question about what happened: where a thing the question
     names came from (:func:`~sarg_integrations.links.tells_origin_of`) tells no step of
-    its story ("The Pelt cooperative was formed by 40 farming families"), and a sentence
+    its story ("The Pelt cooperative was formed by 40 farming families"), nor does one
+    telling itself apart from it (:func:`~sarg_integrations.links.tells_another_event`:
+    "A separate fault in January left the village without power"), and a sentence
     telling the asked event in the question's words
     (:func:`~sarg_integrations.links.restates_asked_event`) or dated within the story's
     years (``story_years``, :func:`story_years`) tells one however it is dated ("Skellan
@@ -833,7 +840,7 @@ class _EventsOf:
     story_years: tuple[int, int] | None = None
 
     def tells_event(self, text: str) -> bool:
-        if tells_origin_of(text, self.query):
+        if tells_origin_of(text, self.query) or tells_another_event(text, self.query):
             return False
         return self.reader.tells_event(text) or (
             dated_as_history(text)

@@ -63,6 +63,7 @@ __all__ = [
     "states_in_present",
     "states_profile",
     "names_event",
+    "tells_another_event",
     "node_words",
     "open_ends",
     "tells_dated_event",
@@ -648,7 +649,8 @@ _YEAR = re.compile(
 
 # A past event dated by its year, a decade or a century is history, not a step of the
 # story told ("The Kessa reservoir was created in 1961", "Measles was first described in
-# the ninth century", "Port Ardane handled 1.2 million containers last year"). A story's
+# the ninth century", "Port Ardane handled 1.2 million containers last year", "The food
+# bank reported record demand two years ago"). A story's
 # steps are told by the day, the week or the month; "last year's price" and "down 18
 # percent on last year" compare with the year, and "in January last year" dates a step by
 # its month.
@@ -666,7 +668,12 @@ _HISTORY_DATE = re.compile(
     # "*Last year's* display raised £6,000": an earlier time of the thing, not "twice
     # last year's price".
     r"|^\W*last\s+year['’]s\b"
-    r"|\b(?:past|last)\s+decades?\b|\bdecades?\s+ago\b",
+    r"|\b(?:past|last)\s+decades?\b|\bdecades?\s+ago\b"
+    # "two years ago", "two winters ago", "400 years ago" (not "a year ago": "up 5 per
+    # cent on a year ago" compares with it, as "on last year" does).
+    r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty"
+    r"|fifty|a\s+few|several|many|\d+)\s+(?:years|winters|summers|springs|autumns|seasons)"
+    r"\s+ago\b",
     re.IGNORECASE,
 )
 
@@ -897,6 +904,35 @@ def _brings_in_new_thing(sentence: str) -> bool:
     indefinite article: "A hydroelectric dam was built across the Karsk")."""
     found = _ORIGIN.match(sentence)
     return found is not None and re.match(r"an?\s", found["thing"], re.IGNORECASE) is not None
+
+
+# Told as another event than the story's: "*A separate* fault in January left part of
+# the village without power", "*In a separate case*, a letting agent was fined", "*A
+# similar* theft at a church in nearby Stowell was solved", "The path was rerouted *once
+# before*, in 1986".
+_ANOTHER_EVENT = re.compile(
+    r"\b(?:a|another)\s+(?:separate|similar|unrelated)\b|\bseparately\b|\bonce\s+before\b",
+    re.IGNORECASE,
+)
+
+
+def tells_another_event(sentence: str, query: str) -> bool:
+    """Whether ``sentence`` tells itself apart from the story ``query`` asks about: a
+    separate, a similar or an unrelated event, or one that happened once before
+    (:data:`_ANOTHER_EVENT`), unless the question asks about such an event itself.
+
+    Example:
+        >>> q = "What caused the power cut that hit Tarrant Vale on Tuesday?"
+        >>> tells_another_event("A separate fault in January left part of Tarrant Vale "
+        ...                     "without power overnight.", q)
+        True
+        >>> tells_another_event("A digger cut through an underground cable.", q)
+        False
+        >>> tells_another_event("A similar theft hit the church in May.",
+        ...                     "Why did a similar theft go unsolved?")
+        False
+    """
+    return _ANOTHER_EVENT.search(sentence) is not None and _ANOTHER_EVENT.search(query) is None
 
 
 def tells_origin_of(sentence: str, query: str) -> bool:

@@ -71,6 +71,7 @@ from sarg_integrations.links import (
     restates_key_phrase,
     states_in_present,
     states_profile,
+    tells_another_event,
     tells_dated_event,
     tells_origin_of,
     tells_past_event,
@@ -2456,6 +2457,23 @@ def test_asked_what_followed_a_step_naming_its_things_year_is_filled():
     assert "opened" in held and "grocer" in held and "park" not in held, held
 
 
+@pytest.mark.slow  # the packaged spaCy pipeline reads the events
+def test_a_separate_event_is_no_step_of_the_asked_story():
+    # The January fault tells itself apart from Tuesday's power cut ("a separate"); the
+    # budget has room for it, but it is no step of the story asked about.
+    docs = [
+        SourceDocument("cut", "Around 5,200 homes in Tarrant Vale lost power on Tuesday "
+                              "afternoon."),
+        SourceDocument("digger", "A digger working off Longmead Lane cut through an "
+                                 "underground cable on Tuesday."),
+        SourceDocument("separate", "A separate fault in January left part of Tarrant Vale "
+                                   "without power overnight."),
+    ]
+    held = _fallback_evidence("What caused the power cut that hit Tarrant Vale on Tuesday?",
+                              docs, "backward", 1.0)
+    assert "cut" in held and "digger" in held and "separate" not in held, held
+
+
 @pytest.mark.parametrize(
     ("a", "b", "same"),
     [
@@ -2639,6 +2657,11 @@ def test_years_named(text, years):
         ("The council paid £1500 for the repairs.", False),
         ("Claims rose 1500 percent after the flood.", False),
         ("The new hall seats 1,500 people.", False),
+        # Years, winters ago: history too; "a year ago" is compared with.
+        ("The food bank reported record demand over the holidays two years ago.", True),
+        ("A case of bird flu was recorded at the reservoir two winters ago.", True),
+        ("Beavers were hunted to extinction in the region around 400 years ago.", True),
+        ("Rents are up 5 per cent on a year ago.", False),
     ],
 )
 def test_dated_as_history(text, history):
@@ -2666,6 +2689,30 @@ def test_dated_as_history(text, history):
 )
 def test_a_year_describing_a_thing_dates_no_step(text, history):
     assert dated_as_history(text) is history
+
+
+@pytest.mark.parametrize(
+    ("sentence", "query", "another"),
+    [
+        ("A separate fault in January left part of Tarrant Vale without power overnight.",
+         "What caused the power cut that hit Tarrant Vale on Tuesday?", True),
+        ("In a separate case, a Wexham letting agent was fined for charging illegal fees.",
+         "Why was the Wexham landlord banned?", True),
+        ("A similar theft at a church in nearby Stowell was solved last year.",
+         "What were the consequences of the lead theft at St Oswin's?", True),
+        ("The path was rerouted once before, in 1986, after a slip.",
+         "Why is the coast path at Scarrow Head shut?", True),
+        ("A digger cut through an 11,000-volt cable off Longmead Lane.",
+         "What caused the power cut that hit Tarrant Vale on Tuesday?", False),
+        ("The school could not find another operator for the trip.",
+         "Why was the school trip cancelled?", False),
+        # Asked about such an event itself.
+        ("A similar theft hit the chapel in May.", "Why did a similar theft go unsolved?",
+         False),
+    ],
+)
+def test_tells_another_event(sentence, query, another):
+    assert tells_another_event(sentence, query) is another
 
 
 @pytest.mark.parametrize(

@@ -794,6 +794,8 @@ def _history_dated(text: str, parse: Callable[[], Any], offset: int = 0) -> bool
         # built in the 1420s, served as a signal station", "The Neighbourhood Watch
         # scheme, founded in 1984, now has 60 coordinators".
         return True
+    if any(_MONTH_BEFORE.search(text, 0, date.start()) for date in dates):
+        return True  # "first met in December 1999": the year dates the step itself
     parsed = parse()
     for date in dates:
         tokens = [t for t in parsed if date.start() <= t.idx - offset < date.end()]
@@ -810,6 +812,10 @@ _STEP_DATE = re.compile(
     r"|(?:in|last|this|next|early|late|during)\s+(?:the\s+)?(?:early\s+|late\s+)?"
     r"(?:spring|summer|autumn|fall|winter))\b"
     r"|\b(?:" + "|".join(name.capitalize() for name in _WEEKDAYS + _MONTHS) + r")\b"
+)
+# A month right before a year ("in December 1999", "on 3 May, 2021").
+_MONTH_BEFORE = re.compile(
+    r"\b(?:" + "|".join(name.capitalize() for name in _MONTHS) + r")\W{1,3}$"
 )
 _YEAR_OR_CENTURY = re.compile(_YEAR.pattern + r"|centur(?:y|ies)", re.IGNORECASE)
 # A clause or a phrase about a noun: "the school, *which opened in 1894*," (relcl), "its

@@ -409,7 +409,7 @@ def test_story_ids_are_unique() -> None:
 # final code: a change that loses stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 44, "b": 40, "c": 19, "d": 27, "e": 30, "f": 13, "g": 20, "h": 19, "i": 10, "j": 18, "k": 12,
+    "a": 44, "b": 40, "c": 19, "d": 27, "e": 31, "f": 13, "g": 22, "h": 19, "i": 10, "j": 18, "k": 12,
     "l": 13,
 }
 

@@ -2474,6 +2474,35 @@ def test_a_separate_event_is_no_step_of_the_asked_story():
     assert "cut" in held and "digger" in held and "separate" not in held, held
 
 
+@pytest.mark.slow  # the packaged spaCy pipeline reads the events
+def test_a_causal_questions_fill_follows_no_bridge():
+    # "A digger working for Brackley Homes" mentions the builder's page, which tells
+    # another story (its award); asked what caused the power cut, the fill takes the
+    # story's own step by relevance instead of following that bridge.
+    from sarg_integrations.prompting import PromptTemplate
+
+    docs = [
+        SourceDocument("out", "Around 5,200 homes in Tarrant Vale lost power on Tuesday "
+                              "afternoon."),
+        SourceDocument("trip", "The power cut came when the Tarrant Vale substation tripped "
+                               "on Tuesday."),
+        SourceDocument("digger", "A digger working for Brackley Homes cut through the cable "
+                                 "that feeds the substation."),
+        SourceDocument("brackley", "Brackley Homes won a regional award for its eco-homes in "
+                                   "May.", {"title": "Brackley Homes"}),
+    ]
+    stats: dict = {}
+    compiled = compile_evidence(
+        "What caused the power cut that hit Tarrant Vale on Tuesday?", docs, [], "no chains",
+        config=SARGConfig(causal_evidence_budget=0.8), embedder=HashingEmbedder(),
+        template=PromptTemplate(), triples=[], direction="backward",
+        profile_reader=NoProfiles(), stats=stats,
+    )
+    held = [p.document_id for p in compiled.evidence]
+    assert {"out", "trip", "digger"} <= set(held) and "brackley" not in held, held
+    assert stats["evidence_bridged"] == 0
+
+
 @pytest.mark.parametrize(
     ("a", "b", "same"),
     [

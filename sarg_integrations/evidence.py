@@ -640,13 +640,6 @@ def compile_evidence(
     compares = asks_to_compare(query)
     bridges = fill_follows_bridges(query)
     causal = asks_cause_or_effect(direction) or asks_for_a_causal_link(query)
-    if causal:
-        # A causal story's steps are told as events, not linked by the names they share:
-        # a bridge from "a digger working for Brackley Homes" to "Brackley Homes won an
-        # award" brings in another story (31 of the helper stories' 242 distractors came
-        # so; without bridges 3 more of 651 stories pass and the multi-hop slices and
-        # ESTER are unchanged).
-        bridges = False
     if budget is not None and causal and config.causal_evidence_budget is not None:
         budget = config.causal_evidence_budget
     relevance = None
@@ -798,9 +791,14 @@ def compile_evidence(
                 fill_relevance = _ranked_first(
                     relevance, [d.id for d in documents if tells_what_followed(d.text)]
                 )
+            # A causal story's steps are told as events, not linked by the names they
+            # share: a bridge from "a digger working for Brackley Homes" to "Brackley
+            # Homes won an award" brings in another story (31 of the helper stories' 242
+            # distractors came so; without bridges 3 more of 651 stories pass and the
+            # multi-hop slices and ESTER are unchanged).
             evidence += fill_evidence(
                 fillable, evidence, None, embedder, query_vector, stats,
-                budget_tokens=tokens, relevance=fill_relevance, bridges=bridges,
+                budget_tokens=tokens, relevance=fill_relevance, bridges=bridges and not causal,
             )
             if chained or causal:
                 evidence += onward_evidence(documents, evidence, triples, direction)

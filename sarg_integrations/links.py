@@ -798,10 +798,16 @@ def _history_dated(text: str, parse: Callable[[], Any], offset: int = 0) -> bool
         return True  # "first met in December 1999": the year dates the step itself
     parsed = parse()
     for date in dates:
-        tokens = [t for t in parsed if date.start() <= t.idx - offset < date.end()]
+        tokens = _tokens_within(parsed, date, offset)
         if not tokens or not _describes_a_thing(tokens[-1]):
             return True
     return False
+
+
+def _tokens_within(parsed: Any, found: re.Match[str], offset: int = 0) -> list[Any]:
+    """The tokens of ``parsed`` (a spaCy doc or span whose tokens' character offsets
+    start at ``offset``) that start within the regex match ``found`` of its text."""
+    return [t for t in parsed if found.start() <= t.idx - offset < found.end()]
 
 
 # A story's step is dated by the day, the week, the month or the season: "closed *in
@@ -814,9 +820,7 @@ _STEP_DATE = re.compile(
     r"|\b(?:" + "|".join(name.capitalize() for name in _WEEKDAYS + _MONTHS) + r")\b"
 )
 # A month right before a year ("in December 1999", "on 3 May, 2021").
-_MONTH_BEFORE = re.compile(
-    r"\b(?:" + "|".join(name.capitalize() for name in _MONTHS) + r")\W{1,3}$"
-)
+_MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(map(str.capitalize, _MONTHS)) + r")\W{1,3}$")
 _YEAR_OR_CENTURY = re.compile(_YEAR.pattern + r"|centur(?:y|ies)", re.IGNORECASE)
 # A clause or a phrase about a noun: "the school, *which opened in 1894*," (relcl), "its
 # beat, *closed since 1972*" (acl), "Pickering's, *the grocer there since 1946*," (appos).
@@ -863,14 +867,13 @@ def _told_of_a_dated_thing(sentence: Any) -> set[int]:
     there since 1946, *closed in August*" as all one phrase about the grocer)."""
     told: set[int] = set()
     for date in _YEAR_OR_CENTURY.finditer(sentence.text):
-        for token in sentence:
-            if date.start() <= token.idx - sentence.start_char < date.end():
-                clause = _describing_clause(token)
-                if clause is None:
-                    continue
-                words = sentence.doc[clause.left_edge.i : clause.right_edge.i + 1]
-                if not _STEP_DATE.search(words.text):
-                    told.update(t.i for t in words)
+        for token in _tokens_within(sentence, date, sentence.start_char):
+            clause = _describing_clause(token)
+            if clause is None:
+                continue
+            words = sentence.doc[clause.left_edge.i : clause.right_edge.i + 1]
+            if not _STEP_DATE.search(words.text):
+                told.update(t.i for t in words)
     return told
 
 

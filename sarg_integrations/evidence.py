@@ -297,8 +297,13 @@ def asks_why_of_a_state(query: str) -> bool:
 
 
 _PAST_QUESTION = re.compile(
-    r"\b(?:did|was|were|had|happened|led|caused|resulted|prompted|triggered|forced)\b"
-    r"|^\W*why\s+(?:has|have)\b",
+    r"\b(?:did|was|were|had|happened|led|caused|resulted|prompted|triggered|forced"
+    # "What *followed* the blizzard?", "What *came* of …", "What *lay* behind …", "What
+    # *made* triathletes ill?": a question asked with a verb in the past.
+    r"|followed|came|brought|meant|made|drove|driven|lay|cost|killed|sparked|spurred)\b"
+    # The present perfect asks of what has happened: "Why have rents risen?", "What has
+    # full-fibre broadband meant for Glenardle?", "How has the bypass affected trade?".
+    r"|^\W*(?:why|what|how)\s+(?:has|have)\b",
     re.IGNORECASE,
 )
 
@@ -315,6 +320,10 @@ def asks_what_happened(query: str) -> bool:
 
     Example:
         >>> asks_what_happened("Why did the school close?")
+        True
+        >>> asks_what_happened("What followed the blizzard on the Altbeg pass?")
+        True
+        >>> asks_what_happened("How has full-fibre broadband changed Drumkeel?")
         True
         >>> asks_what_happened("What does a mutation in the gene lead to?")
         False
@@ -675,7 +684,7 @@ def compile_evidence(
             # separate fault in January …"). Each sentence is read once.
             profile = (profile_reader or PresentTenseProfileReader()).states_profile
 
-            years = story_years(query, documents, relevance, direction)
+            years = story_years(query, documents, relevance, direction, profile_reader)
 
             @functools.lru_cache(maxsize=None)
             def links_nothing(sentence: str) -> bool:
@@ -868,6 +877,7 @@ def story_years(
     documents: Sequence[SourceDocument],
     relevance: Mapping[str, float] | None,
     direction: Direction | str | None,
+    profile_reader: ProfileReader | None = None,
 ) -> tuple[int, int] | None:
     """The years, first and last, in which a step of the asked event's story may be dated,
     or ``None`` when no year dates the asked event or the question asks neither for causes
@@ -875,9 +885,12 @@ def story_years(
 
     What followed an event (``forward``) is dated from the event's year on: the year the
     question names ("What happened after the 2020 floods?"), else the first year of the
-    document most relevant to the question, which on a story tells the asked event
-    ("Islander Air, the only airline flying from Brenhow Airport, went bust in October
-    2019" for "What happened after Brenhow Airport lost its only airline?"), when it tells
+    document most relevant to the question that states no profile (``profile_reader``,
+    default :class:`~sarg_integrations.links.PresentTenseProfileReader`: not "The Brennock
+    steelworks *once* produced a tenth of the country's steel"), which on a story tells
+    the asked event ("Islander Air, the only airline flying from Brenhow Airport, went
+    bust in October 2019" for "What happened after Brenhow Airport lost its only
+    airline?"), when it tells
     an event of that year (:func:`~sarg_integrations.links.tells_dated_event`: not "Mount
     Ketar *last* erupted in 1911", "The Skarra ferry terminal opened in 1978 and *has*
     two berths") and not where a thing came from
@@ -911,7 +924,16 @@ def story_years(
         return (min(named) - CAUSE_YEARS_BEFORE, max(named)) if named else None
     if named:
         return (min(named), _LAST_YEAR)
-    top = _most_relevant(documents, (), relevance)
+    profile = (profile_reader or PresentTenseProfileReader()).states_profile
+    scores = dict(relevance or {})
+    # A profile tells no event and dates none: the next most relevant document may.
+    while scores:
+        top = _most_relevant(documents, (), scores)
+        if not top or not profile(top[0].text):
+            break
+        del scores[top[0].document_id]
+    else:
+        return None
     years = years_named(top[0].text) if top else ()
     if not years or tells_origin_of(top[0].text, query) or not tells_dated_event(top[0].text):
         return None

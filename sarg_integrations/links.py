@@ -1132,9 +1132,21 @@ _ARTICLES = frozenset({"the", "a", "an"})
 
 
 def _verbal_root(sentence: Any) -> bool:
-    """The parser found the sentence's verb: its root is one, not a misread noun."""
+    """The parser found the sentence's verb: its root is a finite one, not a misread noun
+    ("The stuck *barges*"), a participle with no auxiliary ("*Freezing* rain coated
+    Larch Hollow", "Workers *extending* the quarry uncovered a boat") or a present with no
+    subject ("*Drifts* up to three metres deep built up"): the small parser often takes
+    such a word for the root and the sentence's verb for a clause of it."""
     root = sentence.root
-    return root.pos_ in ("VERB", "AUX") and not _misread_noun(root)
+    if root.pos_ not in ("VERB", "AUX") or _misread_noun(root):
+        return False
+    children = [c.dep_ for c in root.children]
+    if root.tag_ == "VBG" and not any(dep in ("aux", "auxpass") for dep in children):
+        return False
+    return root.tag_ not in ("VBZ", "VBP") or any(dep in _SUBJECTS for dep in children)
+
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 
 
 def tells_past_event(text: str, nlp: Any = None) -> bool:

@@ -541,6 +541,17 @@ def test_asks_why_of_a_state(query, state):
         ("What does a mutation in the gene lead to?", False),  # a mechanism
         ("Why do six countries claim the Spratlys?", False),
         ("What may happen if they keep fighting?", False),
+        # Asked with a verb in the past or in the present perfect.
+        ("What followed the blizzard on the Altbeg pass?", True),
+        ("What came of making Hamsworth town centre a 20mph zone?", True),
+        ("What lay behind the rise in night-time car thefts?", True),
+        ("What made triathletes ill after the Castlebay race?", True),
+        ("Walk me through the events that cost Ivo Brandt his job.", True),
+        ("What has full-fibre broadband meant for Glenardle?", True),
+        ("How has the Greenway superstore affected the high street?", True),
+        ("What has driven up rents in Stanmere?", True),
+        ("How does the bypass affect trade?", False),  # effects in general
+        ("What is behind the long waits?", False),  # a state now
     ],
 )
 def test_asks_what_happened(query, happened):
@@ -1911,6 +1922,11 @@ def test_which_statements_state_a_profile(text, profile):
          "described in 1882.", False),
         # Undated but by a thing's year, a sentence is background.
         ("Kilbrannan Castle, built in the 1420s, served as a naval signal station.", False),
+        # A root the parser misread (a participle with no auxiliary, a noun read as a
+        # present with no subject) leaves the sentence's verb a clause of it.
+        ("Freezing rain coated Larch Hollow in up to 25 millimetres of ice on January 14.", True),
+        ("Workers extending Allerby sand quarry uncovered a Bronze Age log boat in May.", True),
+        ("Drifts up to three metres deep built up on the pass during Sunday's blizzard.", True),
     ],
 )
 def test_which_documents_tell_a_past_event(text, event):
@@ -2801,6 +2817,27 @@ def test_story_years_start_at_the_asked_events_year():
     assert story_years(query, docs, {"erupted": 0.9, "bust": 0.5}, "forward") is None
     assert story_years(query, docs, {"built": 0.9, "bust": 0.5}, "forward") is None
     assert story_years(query, docs, None, "forward") is None
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline reads profiles and dated events
+def test_story_years_pass_over_a_profile():
+    # The steelworks' profile is the most relevant document, and dates no event; the
+    # closure's own sentence, dated 2019, is next.
+    docs = [SourceDocument("profile", "The Brennock steelworks once produced a tenth of "
+                                      "the country's steel."),
+            SourceDocument("shut", "The Brennock steelworks shut down in 2019 after 80 years "
+                                   "of operation."),
+            SourceDocument("homes", "Most homes in Brennock were built before 1930.")]
+    query = "What did the closure of the Brennock steelworks lead to?"
+    relevance = {"profile": 0.8, "shut": 0.7, "homes": 0.3}
+    assert story_years(query, docs, relevance, "forward") == (2019, 2099)
+    assert story_years(query, docs, {"profile": 0.8}, "forward") is None
+
+    class EverythingAProfile:
+        def states_profile(self, text):
+            return True
+
+    assert story_years(query, docs, relevance, "forward", EverythingAProfile()) is None
 
 
 def _fallback_evidence(query, docs, direction, budget):

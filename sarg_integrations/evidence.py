@@ -632,7 +632,10 @@ def compile_evidence(
             (:func:`~sarg_integrations.links.tells_origin_of`: "The Corran dam was built
             in 1958"), which then tells no event either, and with one dated as history
             (:func:`~sarg_integrations.links.dated_as_history`) that does not tell the
-            asked event (:func:`~sarg_integrations.links.names_same_event`), and with one
+            asked event (in the question's words,
+            :func:`~sarg_integrations.links.restates_asked_event`, or naming it,
+            :func:`~sarg_integrations.links.names_same_event`, in the document most
+            relevant to the question), and with one
             telling another event (:func:`~sarg_integrations.links.tells_another_event`:
             "a separate fault", "a similar theft").
     """
@@ -685,6 +688,18 @@ def compile_evidence(
             profile = (profile_reader or PresentTenseProfileReader()).states_profile
 
             years = story_years(query, documents, relevance, direction, profile_reader)
+            asked_document = _most_relevant(documents, (), relevance)
+            asked_text = _spaced(asked_document[0].text) if asked_document else ""
+
+            def tells_asked_event(sentence: str) -> bool:
+                # In the question's words, or naming it in the document most relevant to
+                # the question: a history sentence elsewhere sharing a word of it is
+                # another story ("Measles was declared eliminated in 2017" for the cases
+                # among schoolchildren, "Fellbridge Road was widened in 1974 to cope with
+                # traffic" for how its closure affected traffic).
+                return names_same_event(sentence, query) and (
+                    _spaced(sentence) in asked_text or restates_asked_event(sentence, query)
+                )
 
             @functools.lru_cache(maxsize=None)
             def links_nothing(sentence: str) -> bool:
@@ -693,7 +708,7 @@ def compile_evidence(
                     or tells_another_event(sentence, query)
                     or (
                         dated_as_history(sentence)
-                        and not names_same_event(sentence, query)
+                        and not tells_asked_event(sentence)
                         and not (years is not None and dated_within(sentence, *years))
                     )
                     or profile(sentence)
@@ -823,6 +838,11 @@ def compile_evidence(
     else:
         prompt = compile_flat_prompt(query, evidence, template)
     return CompiledEvidence(evidence, prompt, chains, fallback_reason)
+
+
+def _spaced(text: str) -> str:
+    """``text`` with its runs of white space made single spaces."""
+    return " ".join(text.split())
 
 
 def _ranked_first(scores: Mapping[str, float], first: Sequence[str]) -> dict[str, float]:

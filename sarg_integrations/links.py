@@ -978,7 +978,7 @@ def tells_origin_of(sentence: str, query: str) -> bool:
 _ASKING_WORDS = frozenset(
     _stems(
         "why what how happened happen lead led caused cause consequences effect affect "
-        "affected result resulted followed follow after so there out off end".split()
+        "affected result resulted followed follow after so there out off end come came".split()
     )
 )
 
@@ -986,6 +986,20 @@ _ASKING_WORDS = frozenset(
 def _asked_event_words(query: str) -> frozenset[str]:
     """The event words of ``query`` (:func:`event_words`) less those it asks with."""
     return event_words(query) - _ASKING_WORDS
+
+
+def _asked_event_word_stems(query: str) -> list[frozenset[str]]:
+    """The stems of each of ``query``'s event words (:func:`_asked_event_words`), one set
+    per word, a word once."""
+    first = next(iter(_text.words(query)), None)
+    found: dict[frozenset[str], None] = {}
+    for word in _content(query):
+        if word != first and word[:1].isupper():
+            continue  # a name's word
+        stems = frozenset(_stems([word])) - _ASKING_WORDS
+        if stems:
+            found.setdefault(stems)
+    return list(found)
 
 
 def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
@@ -1010,9 +1024,13 @@ def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
         ...                      "What were the consequences of the ban on scallop dredging?")
         False
     """
-    asked = _asked_event_words(query)
-    shared = asked & event_words(text)
-    if len(shared) < 2 or 2 * len(shared) < len(asked):
+    told = event_words(text)
+    # Counted by the question's words, not their stems: "decision" stems both as itself
+    # and as "decide".
+    asked = _asked_event_word_stems(query)
+    shared_words = [stems for stems in asked if not stems.isdisjoint(told)]
+    shared = frozenset().union(*shared_words) & told
+    if len(shared_words) < 2 or 2 * len(shared_words) < len(asked):
         return False
     sentence = _first_sentence(text, nlp)
     past = [token for token in sentence or () if _past_verb(token)]
@@ -1022,7 +1040,7 @@ def restates_asked_event(text: str, query: str, nlp: Any = None) -> bool:
     # Most of the question's words, three or more, restate it whatever the verb ("granted
     # planning permission for 200 homes on the old gasworks site" / "approved homes on
     # the old gasworks site").
-    if len(shared) >= 3 and 2 * len(shared) > len(asked):
+    if len(shared_words) >= 3 and 2 * len(shared_words) > len(asked):
         return True
     return any(not shared.isdisjoint(_stems([token.text])) for token in past)
 

@@ -2352,6 +2352,7 @@ def _budget_evidence(query, docs, chain, triples, direction, budget, *event_word
     )
 
 
+@pytest.mark.slow  # the packaged spaCy pipeline reads a dated sentence restating the event
 def test_asked_what_happened_a_sentence_dated_as_history_links_no_document():
     # "Bee colonies were first counted in 1998" shares the story's bees, but a year dates
     # it as history: asked what happened it brings no document in, unless it tells the
@@ -2563,6 +2564,29 @@ def test_asked_what_happened_a_chain_through_history_is_cut_unless_it_tells_the_
     assert chains == [("meeting", "crisis")] and fallback is None
 
 
+def test_asked_what_happened_a_history_sentence_naming_the_event_elsewhere_is_cut():
+    # "Measles was declared eliminated in 2017" names the asked measles, but the document
+    # most relevant to the question is the cases' own: the history sentence's chain is
+    # another story's. Where it is the most relevant document, it may tell the asked
+    # event ("The Group 20 first met in December 1999 …" above) and its chain stays.
+    query = "What caused the measles cases among Dunholme schoolchildren?"
+    history = "Measles was declared eliminated in the country in 2017."
+    cases = "Nine measles cases among Dunholme schoolchildren were confirmed in March."
+    docs = [SourceDocument("cases", cases), SourceDocument("history", history)]
+    triples = [Triple("vaccination", "before", "measles eliminated", document_id="history",
+                      sentence=history)]
+    hop = ChainHop("measles eliminated", "vaccination", "before", RelationType.TEMPORAL,
+                   False, ("history",), (history,))
+    chain = ReasoningChain(("measles eliminated", "vaccination"), (hop,), 1.0,
+                           Direction.BACKWARD)
+    compiled = _budget_evidence(query, docs, chain, triples, "backward", 0.6,
+                                "confirmed", "declared")
+    assert compiled.chains == [] and compiled.fallback_reason == NO_EVENT_CHAINS
+    # Alone, the history sentence is the most relevant document, and its chain stays.
+    alone = _budget_evidence(query, docs[1:], chain, triples, "backward", 0.6, "declared")
+    assert [c.nodes for c in alone.chains] == [("measles eliminated", "vaccination")]
+
+
 @pytest.mark.parametrize(
     ("text", "followed"),
     [
@@ -2638,6 +2662,10 @@ def test_asked_what_followed_a_document_telling_what_has_happened_since_is_fille
         # ... but not told as an earlier time of the event.
         ("The crane operators' union last went on strike in 2011.",
          "What happened after crane operators at Port Ardane went on strike?", False),
+        # Counted by the question's words: "decision" is one word, though it stems both
+        # as itself and as "decide".
+        ("Ferrow County Council ended free school buses for pupils in September 2023.",
+         "What did the council's decision to end free school buses lead to?", True),
     ],
 )
 def test_restates_asked_event(text, query, restated):

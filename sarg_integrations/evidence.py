@@ -945,17 +945,14 @@ def story_years(
     if named:
         return (min(named), _LAST_YEAR)
     profile = (profile_reader or PresentTenseProfileReader()).states_profile
-    scores = dict(relevance or {})
+    texts = {d.id: d.text for d in documents if d.text.strip()}
+    position = {d.id: i for i, d in enumerate(documents)}
+    scores = relevance or {}
+    ranked = sorted((d for d in scores if d in texts), key=lambda d: (-scores[d], position[d]))
     # A profile tells no event and dates none: the next most relevant document may.
-    while scores:
-        top = _most_relevant(documents, (), scores)
-        if not top or not profile(top[0].text):
-            break
-        del scores[top[0].document_id]
-    else:
-        return None
-    years = years_named(top[0].text) if top else ()
-    if not years or tells_origin_of(top[0].text, query) or not tells_dated_event(top[0].text):
+    text = next((texts[d] for d in ranked if not profile(texts[d])), None)
+    years = years_named(text) if text is not None else ()
+    if not years or tells_origin_of(text, query) or not tells_dated_event(text):
         return None
     return (years[0], _LAST_YEAR)
 

@@ -381,9 +381,14 @@ def event_words(name: str) -> frozenset[str]:
         >>> sorted(event_words("Commuters switched to cars"))
         ['car', 'commut', 'switch']
     """
-    content = _content(name)
+    return frozenset(_stems(_event_content(name)))
+
+
+def _event_content(name: str) -> list[str]:
+    """The content words of ``name`` (:func:`_content`) less the words of names
+    (capitalised after the first word)."""
     first = next(iter(_text.words(name)), None)
-    return frozenset(_stems(w for w in content if w == first or not w[:1].isupper()))
+    return [w for w in _content(name) if w == first or not w[:1].isupper()]
 
 
 # A cause naming how a thing came about: "an *outbreak of* varroa mites", "the *arrival
@@ -991,11 +996,8 @@ def _asked_event_words(query: str) -> frozenset[str]:
 def _asked_event_word_stems(query: str) -> list[frozenset[str]]:
     """The stems of each of ``query``'s event words (:func:`_asked_event_words`), one set
     per word, a word once."""
-    first = next(iter(_text.words(query)), None)
     found: dict[frozenset[str], None] = {}
-    for word in _content(query):
-        if word != first and word[:1].isupper():
-            continue  # a name's word
+    for word in _event_content(query):
         stems = frozenset(_stems([word])) - _ASKING_WORDS
         if stems:
             found.setdefault(stems)

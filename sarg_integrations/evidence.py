@@ -588,7 +588,8 @@ def compile_evidence(
       fit (on fallback: those documents alone, the first even past
       the budget; for a causal question only documents telling an event,
       :func:`event_documents`, unless it asks why something is so now,
-      :func:`asks_why_of_a_state`, or, for effects, what a thing leads to in general,
+      :func:`asks_why_of_a_state`, whose fill passes over documents dated as history
+      only, or, for effects, what a thing leads to in general,
       :func:`asks_general_effects`, whose fill takes only documents telling no event,
       :func:`general_documents`), and, unless on fallback for a question asking neither
       way, the documents continuing the story from those (:func:`onward_evidence`, kept
@@ -806,6 +807,12 @@ def compile_evidence(
                     passed_over = "evidence_events_passed_over"
                 elif not asks_why_of_a_state(query):
                     fillable = event_documents(documents, evidence, event_reader)
+                else:
+                    # Asked why something is so now, the reason may be a state ("the
+                    # islands are believed to sit atop oil deposits"), but not history:
+                    # "More than 200 babies were born at the Castlebrook unit in 2022"
+                    # does not say why mothers now travel to Dunmore.
+                    fillable = [d for d in documents if not dated_as_history(d.text)]
                 stats[passed_over] = sum(1 for d in documents if d.text.strip()) - len(fillable)
             fill_relevance = relevance
             if causal and relevance and _asks_upstream(direction) is False:

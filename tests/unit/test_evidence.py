@@ -2881,6 +2881,24 @@ def _fallback_evidence(query, docs, direction, budget):
     return [p.document_id for p in compiled.evidence]
 
 
+@pytest.mark.slow  # the packaged spaCy pipeline dates the documents
+def test_asked_why_something_is_so_now_the_fill_passes_over_history():
+    # The reason for a present state may be a state, so profiles stay fillable; history
+    # says nothing of it ("More than 200 babies were born at the unit in 2022").
+    docs = [
+        SourceDocument("now", "Expectant mothers in Castlebrook now give birth in Dunmore."),
+        SourceDocument("staff", "The Castlebrook unit is short of midwives, the board says."),
+        SourceDocument("born", "More than 200 babies were born at the Castlebrook unit in 2022."),
+    ]
+    query = "Why are expectant mothers in Castlebrook now giving birth in Dunmore?"
+    held = _fallback_evidence(query, docs, "backward", 1.0)
+    assert "staff" in held and "born" not in held, held
+    # Asked what happened, history is passed over as before (no event of the story).
+    assert "born" not in _fallback_evidence(
+        "Why did expectant mothers in Castlebrook give birth in Dunmore?", docs, "backward", 1.0
+    )
+
+
 @pytest.mark.slow  # the packaged spaCy pipeline reads the events
 def test_asked_what_followed_a_step_dated_after_the_asked_event_is_filled():
     # Asked what followed the mill's closure (2019), the site's sale in 2021 is a later

@@ -36,6 +36,7 @@ from sarg_integrations.evidence import (
     asks_general_effects,
     asks_to_compare,
     asks_what_happened,
+    worded_direction,
     asks_why_of_a_state,
     chains_told_as_events,
     compares_related_things,
@@ -2879,6 +2880,47 @@ def _fallback_evidence(query, docs, direction, budget):
         direction=direction, profile_reader=NoProfiles(),
     )
     return [p.document_id for p in compiled.evidence]
+
+
+@pytest.mark.parametrize(
+    ("query", "way"),
+    [
+        ("Why did the number 14 bus stop running?", "backward"),
+        ("What led Stenton police to start nightly patrols?", "backward"),
+        ("What is behind the long waits for prescriptions?", "backward"),
+        ("How did the plan for 250 homes come to be turned down?", "backward"),
+        ("What followed the resignation of the mayor?", "forward"),
+        ("What came of making the town centre a 20mph zone?", "forward"),
+        ("What did this summer's drought lead to in Harlan Springs?", "forward"),
+        ("What has the wind farm meant for Ardlochy?", "forward"),
+        ("How has coastal erosion affected the golf club?", "forward"),
+        ("What were the consequences of the fire at the hall?", "forward"),
+        ("Who directed the film that won the award in 1994?", None),
+        ("How are the blasts at the quarry and the hosepipe ban connected?", None),
+    ],
+)
+def test_worded_direction(query, way):
+    assert worded_direction(query) == (None if way is None else Direction(way))
+
+
+@pytest.mark.slow  # the packaged spaCy pipeline tells the events
+def test_a_causal_wording_read_as_bidirectional_gets_a_causal_questions_evidence():
+    # The classifier reads "What followed …?" as asking neither way; its wording asks for
+    # effects, so the fill is a causal question's: documents telling events only.
+    from sarg_integrations.prompting import PromptTemplate
+
+    docs = [
+        SourceDocument("resigned", "Mayor Denholm Price of Aldermoor resigned on 9 January."),
+        SourceDocument("election", "A by-election in March was won by Ruth Abara."),
+        SourceDocument("profile", "Aldermoor is a market town with about 40,000 people."),
+    ]
+    stats = {}
+    compile_evidence(
+        "What followed the resignation of the mayor of Aldermoor?", docs, [], "no chains",
+        config=SARGConfig(causal_evidence_budget=1.0), embedder=HashingEmbedder(),
+        template=PromptTemplate(), triples=[], direction="bidirectional", stats=stats,
+    )
+    assert stats.get("evidence_profiles_passed_over") == 1, stats
 
 
 @pytest.mark.slow  # the packaged spaCy pipeline dates the documents

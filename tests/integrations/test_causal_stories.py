@@ -412,13 +412,15 @@ def test_story_ids_are_unique() -> None:
 # event only in the question's words or in the most relevant document), which lost 2
 # of set g (22 -> 20: an asked event's dated sentence in other words) and won 9 elsewhere.
 # Set n (40), written the same way while that session's last two changes were built and
-# run only at its end, passed 14 on its first runs on both its starting and final code.
+# run only at its end, passed 14 on its first runs on both its starting and final code
+# then; 15 with the session's last change (a causal wording read as asking neither way),
+# which lost one of set j (a why-question of a present state now filled with a plan).
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 45, "b": 42, "c": 22, "d": 30, "e": 32, "f": 15, "g": 20, "h": 22, "i": 10, "j": 20, "k": 12,
-    "l": 13, "m": 8, "n": 14,
+    "a": 45, "b": 42, "c": 23, "d": 30, "e": 33, "f": 15, "g": 20, "h": 23, "i": 10, "j": 19, "k": 14,
+    "l": 13, "m": 10, "n": 15,
 }
 
 

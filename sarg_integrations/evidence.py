@@ -1002,9 +1002,7 @@ def story_years(
         return (min(named), _LAST_YEAR)
     profile = (profile_reader or PresentTenseProfileReader()).states_profile
     texts = {d.id: d.text for d in documents if d.text.strip()}
-    position = {d.id: i for i, d in enumerate(documents)}
-    scores = relevance or {}
-    ranked = sorted((d for d in scores if d in texts), key=lambda d: (-scores[d], position[d]))
+    ranked = [d for d in _by_relevance(documents, relevance or {}) if d in texts]
     # A profile tells no event and dates none: the next most relevant document may.
     text = next((texts[d] for d in ranked if not profile(texts[d])), None)
     years = years_named(text) if text is not None else ()
@@ -1314,11 +1312,9 @@ def _asked_event_stories(
     each of the ``top`` most relevant documents that holds no triple, names the question's
     event and tells one (see :func:`asked_event_evidence`)."""
     reader = event_reader or PastTenseEventReader()
-    position = {d.id: i for i, d in enumerate(documents)}
     by_id = {d.id: d for d in documents}
     bearing = {t.document_id for t in triples}
-    ranked = sorted(relevance, key=lambda d: (-relevance[d], position.get(d, len(position))))
-    for doc_id in ranked[:top]:
+    for doc_id in _by_relevance(documents, relevance)[:top]:
         doc = by_id.get(doc_id)
         # Asked for effects, the document telling the asked event may hold the relation
         # that led to it ("The Brock tannery closed … after losing its biggest customer"):
@@ -1673,11 +1669,17 @@ def _most_relevant(
     one) as a ``selected_by`` passage, unless ``evidence`` already holds it."""
     if not relevance:
         return []
-    position = {d.id: i for i, d in enumerate(documents)}
-    top = min(relevance, key=lambda d: (-relevance[d], position.get(d, len(position))))
+    top = _by_relevance(documents, relevance)[0]
     if any(p.document_id == top for p in evidence):
         return []
     return whole_passages(documents, [top], selected_by)
+
+
+def _by_relevance(documents: Sequence[SourceDocument], relevance: Mapping[str, float]) -> list[str]:
+    """The ids of ``relevance``, most relevant first; ties go to the earlier document (ids
+    of no document last)."""
+    position = {d.id: i for i, d in enumerate(documents)}
+    return sorted(relevance, key=lambda d: (-relevance[d], position.get(d, len(position))))
 
 
 def ranks_documents(config: SARGConfig) -> bool:

@@ -988,14 +988,9 @@ _ASKING_WORDS = frozenset(
 )
 
 
-def _asked_event_words(query: str) -> frozenset[str]:
-    """The event words of ``query`` (:func:`event_words`) less those it asks with."""
-    return event_words(query) - _ASKING_WORDS
-
-
 def _asked_event_word_stems(query: str) -> list[frozenset[str]]:
-    """The stems of each of ``query``'s event words (:func:`_asked_event_words`), one set
-    per word, a word once."""
+    """The stems of each of ``query``'s event words (:func:`event_words`) less those it
+    asks with, one set per word, a word once."""
     found: dict[frozenset[str], None] = {}
     for word in _event_content(query):
         stems = frozenset(_stems([word])) - _ASKING_WORDS

@@ -2869,15 +2869,15 @@ def test_story_years_pass_over_a_profile():
     assert story_years(query, docs, relevance, "forward", EverythingAProfile()) is None
 
 
-def _fallback_evidence(query, docs, direction, budget):
+def _fallback_evidence(query, docs, direction, budget, stats=None):
     """The ids compile_evidence holds on fallback (no chains) under a causal budget, with
-    the packaged event reader and no profiles."""
+    the packaged event reader and no profiles (its counters into ``stats``)."""
     from sarg_integrations.prompting import PromptTemplate
 
     compiled = compile_evidence(
         query, docs, [], "no chains", config=SARGConfig(causal_evidence_budget=budget),
         embedder=HashingEmbedder(), template=PromptTemplate(), triples=[],
-        direction=direction, profile_reader=NoProfiles(),
+        direction=direction, profile_reader=NoProfiles(), stats=stats,
     )
     return [p.document_id for p in compiled.evidence]
 
@@ -2907,19 +2907,14 @@ def test_worded_direction(query, way):
 def test_a_causal_wording_read_as_bidirectional_gets_a_causal_questions_evidence():
     # The classifier reads "What followed …?" as asking neither way; its wording asks for
     # effects, so the fill is a causal question's: documents telling events only.
-    from sarg_integrations.prompting import PromptTemplate
-
     docs = [
         SourceDocument("resigned", "Mayor Denholm Price of Aldermoor resigned on 9 January."),
         SourceDocument("election", "A by-election in March was won by Ruth Abara."),
         SourceDocument("profile", "Aldermoor is a market town with about 40,000 people."),
     ]
     stats = {}
-    compile_evidence(
-        "What followed the resignation of the mayor of Aldermoor?", docs, [], "no chains",
-        config=SARGConfig(causal_evidence_budget=1.0), embedder=HashingEmbedder(),
-        template=PromptTemplate(), triples=[], direction="bidirectional", stats=stats,
-    )
+    _fallback_evidence("What followed the resignation of the mayor of Aldermoor?", docs,
+                       "bidirectional", 1.0, stats)
     assert stats.get("evidence_profiles_passed_over") == 1, stats
 
 

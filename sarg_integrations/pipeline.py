@@ -34,6 +34,7 @@ from sarg_integrations.evidence import (
 from sarg_integrations.extraction import default_extractor
 from sarg_integrations.extraction.base import TripleExtractor
 from sarg_integrations.extraction.runner import ExtractionRunner, collect
+from sarg_integrations.judge import EvidenceJudge, LearnedEvidenceJudge
 from sarg_integrations.links import (
     EventReader,
     PastTenseEventReader,
@@ -103,6 +104,10 @@ class SARGPipeline:
             from what happened: asked what happened, no chain runs through them and no
             document is linked by them; default
             :class:`~sarg_integrations.links.PresentTenseProfileReader` (spaCy, as above).
+        evidence_judge: An :class:`~sarg_integrations.judge.EvidenceJudge` that checks
+            a causal question's evidence (``config.evidence_judge``); default the
+            shipped :class:`~sarg_integrations.judge.LearnedEvidenceJudge` (a LoRA
+            adapter over the packaged MiniLM, loaded on first use).
 
     Models load lazily on the first run, so constructing a pipeline is cheap.
 
@@ -148,6 +153,7 @@ class SARGPipeline:
         llm: Any = None,
         event_reader: EventReader | None = None,
         profile_reader: ProfileReader | None = None,
+        evidence_judge: EvidenceJudge | None = None,
     ) -> None:
         if config is not None and not isinstance(config, SARGConfig):
             msg = (
@@ -192,6 +198,12 @@ class SARGPipeline:
             "profile_reader",
             "pass an object with states_profile(text) -> bool",
         )
+        _require(
+            evidence_judge,
+            "score",
+            "evidence_judge",
+            "pass an object with score(query, texts) -> list[float] (one score in [0, 1] per text)",
+        )
         if prompt_template is not None and not isinstance(prompt_template, PromptTemplate):
             msg = f"prompt_template must be a PromptTemplate, got {type(prompt_template).__name__}"
             raise ConfigError(msg, field="prompt_template", value=prompt_template)
@@ -208,6 +220,10 @@ class SARGPipeline:
         self.prompt_template = prompt_template or PromptTemplate()
         self.event_reader = event_reader or PastTenseEventReader()
         self.profile_reader = profile_reader or PresentTenseProfileReader()
+        # Loaded on the first causal question it judges, not here: construction stays fast.
+        self.evidence_judge: EvidenceJudge | None = evidence_judge or (
+            LearnedEvidenceJudge() if self.config.evidence_judge else None
+        )
         self.tasr_strategy: Any = None
         if self.config.strategy == "tasr" or query_decomposer or entity_typer or llm:
             from sarg_integrations.tasr.strategy import build_tasr_strategy
@@ -381,6 +397,7 @@ class SARGPipeline:
                 },
                 event_reader=self.event_reader,
                 profile_reader=self.profile_reader,
+                judge=self.evidence_judge,
             )
             evidence, prompt, chains = compiled.evidence, compiled.prompt, compiled.chains
             summary.update(

@@ -81,6 +81,13 @@ def _real_models_only_in_slow_tests(
         links.PastTenseEventReader, "tells_event", lambda self, text: fake.tells_event(text)
     )
 
+    # The default evidence judge reads a causal question's documents with the MiniLM; a
+    # fast test that injects none gets a judge unsure of every document (0.5: nothing
+    # leaves or joins at the default thresholds), so the structure's evidence stands.
+    from sarg_integrations.judge import LearnedEvidenceJudge
+
+    monkeypatch.setattr(LearnedEvidenceJudge, "score", lambda self, query, texts: [0.5] * len(texts))
+
 
 @pytest.fixture
 def redis_server(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]

@@ -38,6 +38,9 @@ __all__ = [
     "CONFIG_FILE",
     "FORMAT",
     "lora_targets",
+    "merge_adapter",
+    "read_config_json",
+    "read_weights",
     "SIGNAL_LABELS",
     "WEIGHTS_FILE",
     "TaggerConfig",
@@ -111,23 +114,9 @@ class TaggerConfig:
         Raises:
             ModelLoadError: Missing, not JSON, another format or version, or bad values.
         """
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            msg = (
-                f"no span tagger at {str(file.parent)!r}: {file.name} is missing; pass the "
-                "folder written by `sarg train-extractor --out DIR`"
-            )
-            raise ModelLoadError(msg) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            msg = f"{str(file)!r} is not a readable JSON tagger config: {exc}"
-            raise ModelLoadError(msg) from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            msg = f"{str(file)!r} is not a {FORMAT} config (format={data.get('format')!r})"
-            raise ModelLoadError(msg)
-        if data.get("version") != VERSION:
-            msg = f"{str(file)!r} has version {data.get('version')!r}; this release reads {VERSION}"
-            raise ModelLoadError(msg)
+        data = read_config_json(
+            file, FORMAT, VERSION, "span tagger", "sarg train-extractor --out DIR"
+        )
         if list(data.get("signal_labels", ())) != list(SIGNAL_LABELS) or list(
             data.get("argument_labels", ())
         ) != list(ARGUMENT_LABELS):
@@ -154,6 +143,36 @@ class TaggerConfig:
             msg = f"{str(file)!r} has out-of-range values: {config}"
             raise ModelLoadError(msg)
         return config
+
+
+def read_config_json(file: Path, format_name: str, version: int, what: str, written_by: str) -> dict[str, Any]:
+    """The JSON object of a model's config ``file``, checked for its format and version.
+
+    ``what`` names the model ("span tagger"), ``written_by`` the command that writes such
+    a folder (for the message when the file is missing).
+
+    Raises:
+        ModelLoadError: Missing, not JSON, not an object, another format or version.
+    """
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        msg = (
+            f"no {what} at {str(file.parent)!r}: {file.name} is missing; pass the "
+            f"folder written by `{written_by}`"
+        )
+        raise ModelLoadError(msg) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        msg = f"{str(file)!r} is not a readable JSON {what} config: {exc}"
+        raise ModelLoadError(msg) from None
+    if not isinstance(data, dict) or data.get("format") != format_name:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        msg = f"{str(file)!r} is not a {format_name} config (format={found!r})"
+        raise ModelLoadError(msg)
+    if data.get("version") != version:
+        msg = f"{str(file)!r} has version {data.get('version')!r}; this release reads {version}"
+        raise ModelLoadError(msg)
+    return data
 
 
 def _torch() -> Any:
@@ -211,10 +230,13 @@ def load_base_encoder(base_dir: Path | None = None) -> tuple[Any, Any]:
     return encoder, tokenizer
 
 
-def adapter_tensors(model: Any, config: TaggerConfig) -> dict[str, Any]:
+def adapter_tensors(
+    model: Any, config: Any = None, heads: tuple[str, ...] = ("signal_head.", "argument_head.")
+) -> dict[str, Any]:
     """The tensors to save from a peft-wrapped network (``lora.*``, ``replace.*``, heads).
 
-    ``model`` is a :func:`network_class` instance whose ``encoder`` is a peft model.
+    ``model`` is a network (:func:`network_class`, or the evidence judge's) whose
+    ``encoder`` is a peft model; ``heads`` are the prefixes of its own head parameters.
     """
     out: dict[str, Any] = {}
     for name, param in model.named_parameters():
@@ -226,7 +248,7 @@ def adapter_tensors(model: Any, config: TaggerConfig) -> dict[str, Any]:
             module = module.removeprefix("encoder.base_model.model.")
             side = "A" if ".lora_A." in name else "B"
             out[f"lora.{module}.{side}"] = tensor
-        elif name.startswith(("signal_head.", "argument_head.")):
+        elif name.startswith(heads):
             out[name] = tensor
         else:
             plain = name.removeprefix("encoder.base_model.model.")
@@ -241,40 +263,60 @@ def load_network(folder: Path, base_dir: Path | None = None) -> tuple[Any, Any, 
         ModelLoadError: The config or weights file is missing, corrupt, or does not fit
             the packaged encoder (the message names the file).
     """
-    torch = _torch()
     config = TaggerConfig.read(folder / CONFIG_FILE)
     weights_file = folder / WEIGHTS_FILE
-    if not weights_file.is_file():
-        msg = f"the tagger weights {str(weights_file)!r} are missing"
-        raise ModelLoadError(msg)
-    try:
-        from safetensors.torch import load_file
-
-        tensors = load_file(str(weights_file))
-    except Exception as exc:
-        msg = f"{str(weights_file)!r} is not a readable safetensors file: {exc}"
-        raise ModelLoadError(msg) from None
+    tensors = read_weights(weights_file, "the tagger weights")
     encoder, tokenizer = load_base_encoder(base_dir)
     network = network_class()(encoder, config.hidden_size)
-    _apply(network, tensors, config, weights_file, torch)
-    network.eval()
-    return network, tokenizer, config
-
-
-def _apply(network: Any, tensors: dict[str, Any], config: TaggerConfig, file: Path, torch: Any) -> None:
-    """Check every tensor against the network and merge it in, or raise naming ``file``."""
-
-    def fail(why: str) -> None:
-        msg = f"{str(file)!r} does not fit the packaged encoder: {why}"
-        raise ModelLoadError(msg)
-
-    params = dict(network.named_parameters())
     heads = {
         "signal_head.weight": (len(SIGNAL_LABELS), config.hidden_size),
         "signal_head.bias": (len(SIGNAL_LABELS),),
         "argument_head.weight": (len(ARGUMENT_LABELS), config.hidden_size),
         "argument_head.bias": (len(ARGUMENT_LABELS),),
     }
+    merge_adapter(network, tensors, heads, config.rank, config.alpha, weights_file)
+    network.eval()
+    return network, tokenizer, config
+
+
+def read_weights(file: Path, what: str) -> dict[str, Any]:
+    """The tensors of a safetensors ``file``, or a :class:`ModelLoadError` naming it.
+
+    ``what`` names the model in the message ("the tagger weights").
+    """
+    if not file.is_file():
+        msg = f"{what} {str(file)!r} are missing"
+        raise ModelLoadError(msg)
+    try:
+        from safetensors.torch import load_file
+
+        return dict(load_file(str(file)))
+    except Exception as exc:
+        msg = f"{str(file)!r} is not a readable safetensors file: {exc}"
+        raise ModelLoadError(msg) from None
+
+
+def merge_adapter(
+    network: Any,
+    tensors: Mapping[str, Any],
+    heads: Mapping[str, tuple[int, ...]],
+    rank: int,
+    alpha: float,
+    file: Path,
+) -> None:
+    """Check every tensor against ``network`` and merge it in, or raise naming ``file``.
+
+    ``tensors`` holds ``lora.<module>.A``/``.B`` factors (merged as ``W + alpha/rank *
+    B @ A``), ``replace.<parameter>`` tensors copied over the encoder's, and the
+    ``heads`` (name → shape), every one of which must be there.
+    """
+    torch = _torch()
+
+    def fail(why: str) -> None:
+        msg = f"{str(file)!r} does not fit the packaged encoder: {why}"
+        raise ModelLoadError(msg)
+
+    params = dict(network.named_parameters())
     for name, shape in heads.items():
         if name not in tensors:
             fail(f"the tensor {name!r} is missing")
@@ -295,7 +337,7 @@ def _apply(network: Any, tensors: dict[str, Any], config: TaggerConfig, file: Pa
             fail(f"unexpected tensor {name!r}")
     if not lora:
         fail("it holds no LoRA factors")
-    scale = config.alpha / config.rank
+    scale = alpha / rank
     with torch.no_grad():
         for name, shape in heads.items():
             params[name].copy_(tensors[name])
@@ -307,6 +349,6 @@ def _apply(network: Any, tensors: dict[str, Any], config: TaggerConfig, file: Pa
             if weight is None or set(pair) != {"A", "B"}:
                 fail(f"the LoRA factors of {module!r} are incomplete or name no layer")
             a, b = pair["A"], pair["B"]
-            if a.shape != (config.rank, weight.shape[1]) or b.shape != (weight.shape[0], config.rank):
+            if a.shape != (rank, weight.shape[1]) or b.shape != (weight.shape[0], rank):
                 fail(f"the LoRA factors of {module!r} have shapes {tuple(a.shape)}, {tuple(b.shape)}")
             weight.add_(scale * (b @ a))

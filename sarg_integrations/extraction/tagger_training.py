@@ -39,7 +39,14 @@ from sarg_integrations.extraction.tagger_model import (
     network_class,
 )
 
-__all__ = ["TrainingReport", "balance_negatives", "evaluate_tagger", "train_tagger"]
+__all__ = [
+    "TrainingReport",
+    "balance_negatives",
+    "evaluate_tagger",
+    "save_model_folder",
+    "train_tagger",
+    "warmup_then_decay",
+]
 
 IGNORE = -100
 _SIG = {name: i for i, name in enumerate(SIGNAL_LABELS)}
@@ -246,11 +253,7 @@ def train_tagger(
     steps_per_epoch = (len(examples) + batch_size - 1) // batch_size
     total = min(max_steps or steps_per_epoch * epochs, steps_per_epoch * epochs)
     params = [p for p in network.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=0.01)
-    warmup = max(1, total // 16)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))
-    )
+    optimizer, scheduler = warmup_then_decay(params, learning_rate, total)
     loss_fn = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
     pad_id = tokenizer.pad_token_id
     history: list[dict[str, float]] = []
@@ -379,18 +382,43 @@ def _pick_threshold(
     return best, {**scores[best], "threshold": best}
 
 
-def _save(out: Path, config: TaggerConfig, tensors: dict[str, Any], report: TrainingReport) -> None:
+def warmup_then_decay(params: list[Any], learning_rate: float, total: int) -> tuple[Any, Any]:
+    """AdamW (weight decay 0.01) and a schedule warming up over the first 1/16 of
+    ``total`` steps, then decaying linearly to 0: the recipe of both trained models."""
+    import torch
+
+    optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=0.01)
+    warmup = max(1, total // 16)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))
+    )
+    return optimizer, scheduler
+
+
+def save_model_folder(
+    out: Path, config_json: dict[str, Any], tensors: dict[str, Any], config_file: str, weights_file: str, what: str
+) -> None:
+    """Write a trained model's folder: the safetensors weights, then the JSON config,
+    each through a temporary file (a half-written folder never looks whole).
+
+    Raises:
+        InputError: ``out`` is a file.
+    """
     from safetensors.torch import save_file
 
     if out.exists() and not out.is_dir():
-        msg = f"out_dir={str(out)!r} is a file; pass a folder to write the tagger into"
+        msg = f"out_dir={str(out)!r} is a file; pass a folder to write the {what} into"
         raise InputError(msg)
     out.mkdir(parents=True, exist_ok=True)
+    tmp = out / (weights_file + ".tmp")
+    save_file(tensors, str(tmp), metadata={"format": str(config_json["format"])})
+    tmp.replace(out / weights_file)
+    tmp = out / (config_file + ".tmp")
+    tmp.write_text(json.dumps(config_json, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(out / config_file)
+
+
+def _save(out: Path, config: TaggerConfig, tensors: dict[str, Any], report: TrainingReport) -> None:
     data = config.to_json()
     data["info"] = {**data["info"], "training": asdict(report)}
-    tmp = out / (WEIGHTS_FILE + ".tmp")
-    save_file(tensors, str(tmp), metadata={"format": "sarg-span-tagger"})
-    tmp.replace(out / WEIGHTS_FILE)
-    tmp = out / (CONFIG_FILE + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(out / CONFIG_FILE)
+    save_model_folder(out, data, tensors, CONFIG_FILE, WEIGHTS_FILE, "tagger")

@@ -1,0 +1,323 @@
+"""The evidence judge: its seam in the evidence policy, its files, its training data."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fakes import FixedKeyphrases, HashingEmbedder, NoProfiles, PastTenseWords, PatternExtractor
+
+from sarg_integrations import SARGConfig, SARGPipeline
+from sarg_integrations.direction import CueWordDirectionClassifier
+from sarg_integrations.errors import ConfigError, InputError, ModelLoadError
+from sarg_integrations.evidence import judged_evidence
+from sarg_integrations.judge import EvidenceJudge, LearnedEvidenceJudge
+from sarg_integrations.judge.model import CONFIG_FILE, JudgeConfig
+from sarg_integrations.judge.training import read_story_files
+from sarg_integrations.schema import (
+    ChainHop,
+    Direction,
+    EvidencePassage,
+    ReasoningChain,
+    RelationType,
+    SourceDocument,
+)
+
+
+class WordJudge:
+    """Scores a text by the words it holds: 'sure' words 0.95, 'doubt' words 0.02, else 0.5."""
+
+    def __init__(self, sure=(), doubt=()):
+        self.sure, self.doubt, self.calls = sure, doubt, []
+
+    def score(self, query, texts):
+        self.calls.append((query, list(texts)))
+        return [
+            0.95 if any(w in t for w in self.sure) else 0.02 if any(w in t for w in self.doubt) else 0.5
+            for t in texts
+        ]
+
+
+def _chain(*docs):
+    hops = tuple(ChainHop("a", "b", "causes", RelationType.CAUSAL, True, (d,), ("",)) for d in docs)
+    return ReasoningChain(("a",) + ("b",) * len(docs), hops, 1.0, Direction.FORWARD)
+
+
+DOCS = [
+    SourceDocument("rain", "Heavy rain fell on Oakridge in May."),
+    SourceDocument("flood", "The river flooded the fields."),
+    SourceDocument("museum", "The Oakridge museum opened in 1901."),
+    SourceDocument("prices", "Milk prices fell below the cost of production."),
+]
+
+
+def _passage(doc, selected_by="chain", chain_ids=()):
+    return EvidencePassage(doc.id, doc.text, chain_ids, selected_by=selected_by)
+
+
+def test_the_protocol_is_one_method():
+    assert isinstance(WordJudge(), EvidenceJudge)
+    assert not isinstance(object(), EvidenceJudge)
+
+
+def test_judged_evidence_drops_low_passages_and_adds_sure_documents():
+    held = [_passage(DOCS[0], chain_ids=(1,)), _passage(DOCS[1], chain_ids=(1,)), _passage(DOCS[2], "relevance")]
+    stats = {}
+    passages, chains = judged_evidence(
+        "Why did the river flood?", DOCS, held, [_chain("rain", "flood")],
+        WordJudge(sure=("Milk",), doubt=("museum",)), drop_below=0.1, add_above=0.9, stats=stats,
+    )
+    assert [(p.document_id, p.selected_by, p.chain_ids) for p in passages] == [
+        ("rain", "chain", (1,)), ("flood", "chain", (1,)), ("prices", "judge", ()),
+    ]
+    assert len(chains) == 1
+    assert stats == {"evidence_judged_out": 1, "evidence_judged_in": 1, "chains_judged_out": 0}
+
+
+def test_only_what_relevance_brought_in_is_judged():
+    held = [_passage(DOCS[2], "chain", (1,)), _passage(DOCS[0], "linked"), _passage(DOCS[1], "relevance")]
+    passages, chains = judged_evidence(
+        "Why did the river flood?", DOCS, held, [_chain("museum")],
+        WordJudge(doubt=("museum", "Heavy", "river")), drop_below=0.1, add_above=None,
+    )
+    assert [(p.document_id, p.chain_ids) for p in passages] == [("museum", (1,)), ("rain", ())]
+    assert len(chains) == 1
+
+
+def test_a_chain_through_a_dropped_passage_leaves_and_the_rest_are_renumbered():
+    # Relevance-picked passages carry chain numbers when the budget backs chains by them.
+    held = [_passage(DOCS[2], "relevance", (1,)), _passage(DOCS[0], "relevance", (2,)),
+            _passage(DOCS[1], "relevance", (2,))]
+    stats = {}
+    passages, chains = judged_evidence(
+        "Why did the river flood?", DOCS, held, [_chain("museum"), _chain("rain", "flood")],
+        WordJudge(doubt=("museum",)), drop_below=0.1, add_above=None, stats=stats,
+    )
+    assert [c.document_ids for c in chains] == [("rain", "flood")]
+    assert [(p.document_id, p.chain_ids) for p in passages] == [("rain", (1,)), ("flood", (1,))]
+    assert stats["chains_judged_out"] == 1
+
+
+def test_without_add_above_nothing_joins():
+    passages, _ = judged_evidence(
+        "Why?", DOCS, [_passage(DOCS[0])], [], WordJudge(sure=("Milk",)), drop_below=0.1, add_above=None
+    )
+    assert [p.document_id for p in passages] == ["rain"]
+
+
+def test_when_the_judge_doubts_every_passage_its_best_one_stays():
+    held = [_passage(DOCS[2], "relevance"), _passage(DOCS[0], "relevance")]
+
+    class Doubts:
+        def score(self, query, texts):
+            return [0.05 if "Heavy" in t else 0.01 for t in texts]
+
+    passages, _ = judged_evidence("Why?", DOCS, held, [], Doubts(), drop_below=0.1, add_above=0.9)
+    assert [p.document_id for p in passages] == ["rain"]
+
+
+def test_ties_among_added_documents_keep_the_document_order():
+    passages, _ = judged_evidence(
+        "Why?", DOCS, [], [], WordJudge(sure=("Oakridge",)), drop_below=0.1, add_above=0.9
+    )
+    assert [p.document_id for p in passages] == ["rain", "museum"]
+
+
+@pytest.mark.parametrize(
+    ("scores", "message"),
+    [
+        ([0.5], "returned 1 scores for 4 texts"),
+        ([0.5, 0.5, 1.5, 0.5], "gave 1.5 for document 'museum'"),
+        ([0.5, "high", 0.5, 0.5], "gave 'high' for document 'flood'"),
+        ([0.5, float("nan"), 0.5, 0.5], "gave nan for document 'flood'"),
+    ],
+)
+def test_a_judge_giving_bad_scores_gets_a_clear_error(scores, message):
+    class Bad:
+        def score(self, query, texts):
+            return scores
+
+    with pytest.raises(InputError, match=message):
+        judged_evidence("Why?", DOCS, [], [], Bad(), drop_below=0.1, add_above=0.9)
+
+
+# ----------------------------------------------------------------------------- in the pipeline
+
+STORY = [
+    {"id": "d1", "text": "Heavy rain causes river flooding."},
+    {"id": "d2", "text": "River flooding leads to crop damage."},
+    {"id": "d3", "text": "Oakridge Farm held a charity fete in June."},
+    {"id": "d4", "text": "Oakridge Farm is owned by the Miller family."},
+]
+
+
+def _pipeline(config=None, judge=None):
+    return SARGPipeline(
+        config or SARGConfig(similarity_threshold=0.6),
+        extractor=PatternExtractor(),
+        embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("heavy rain"),
+        direction_classifier=CueWordDirectionClassifier(),
+        event_reader=PastTenseWords(),
+        profile_reader=NoProfiles(),
+        evidence_judge=judge,
+    )
+
+
+FETE = [
+    {"id": "a", "text": "The Oakridge fete was cancelled after the storm."},
+    {"id": "b", "text": "The storm flooded the Oakridge showground."},
+    {"id": "c", "text": "Oakridge Farm hosted a charity auction for the fete in June."},
+    {"id": "d", "text": "The museum opened in 1901."},
+]
+
+
+def _fete(judge):
+    # No triple (no cue word): the evidence is the causal fallback's relevance fill.
+    return SARGPipeline(
+        extractor=PatternExtractor(), embedder=HashingEmbedder(),
+        keyphrase_extractor=FixedKeyphrases("oakridge fete"),
+        direction_classifier=CueWordDirectionClassifier(), event_reader=PastTenseWords(),
+        profile_reader=NoProfiles(), evidence_judge=judge,
+    ).run("Why was the Oakridge fete cancelled?", FETE)
+
+
+def test_the_judge_checks_a_causal_questions_evidence():
+    assert [p.document_id for p in _fete(WordJudge()).evidence] == ["a", "c", "b"]
+    judge = WordJudge(doubt=("auction",))
+    result = _fete(judge)
+    assert [(p.document_id, p.selected_by) for p in result.evidence] == [("a", "relevance"), ("b", "relevance")]
+    assert result.stats["evidence_judged_out"] == 1
+    assert judge.calls == [("Why was the Oakridge fete cancelled?", [d["text"] for d in FETE])]
+
+
+def test_with_no_chain_a_sure_document_joins_with_its_reason():
+    result = _fete(WordJudge(sure=("museum",)))
+    assert result.fallback_reason is not None
+    assert [(p.document_id, p.selected_by) for p in result.evidence][-1] == ("d", "judge")
+    assert result.stats["evidence_judged_in"] == 1
+
+
+def test_beside_chains_no_document_joins():
+    # Joining beside chains added sentences on ESTER until dense top-k at the same words
+    # held more answers.
+    judge = WordJudge(sure=("fete",))
+    result = _pipeline(judge=judge).run("What does heavy rain cause?", STORY)
+    assert result.chains and "d3" not in [p.document_id for p in result.evidence]
+    assert result.stats["evidence_judged_in"] == 0
+
+
+def test_no_judge_on_a_question_asking_neither_way_nor_without_the_setting():
+    judge = WordJudge(doubt=("rain",))
+    _pipeline(judge=judge).run("Who owns Oakridge Farm?", STORY)
+    _pipeline(SARGConfig(similarity_threshold=0.6, evidence_judge=False), judge).run(
+        "What does heavy rain cause?", STORY
+    )
+    _pipeline(SARGConfig.paper(similarity_threshold=0.6), judge).run("What does heavy rain cause?", STORY)
+    assert judge.calls == []
+
+
+def test_the_default_judge_is_the_shipped_one_unless_switched_off():
+    assert isinstance(_pipeline().evidence_judge, LearnedEvidenceJudge)
+    assert _pipeline(SARGConfig(evidence_judge=False)).evidence_judge is None
+
+
+def test_a_judge_without_score_is_refused_by_name():
+    with pytest.raises(ConfigError, match="evidence_judge=.* has no score"):
+        SARGPipeline(evidence_judge=object())
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"judge_drop_below": 0.95}, "judge_drop_below=0.95 is above judge_add_above=0.9"),
+        ({"judge_add_above": 1.5}, "judge_add_above=1.5 must be a number between 0.0 and 1.0"),
+        ({"evidence_judge": "yes"}, "evidence_judge='yes' must be True or False"),
+    ],
+)
+def test_judge_settings_are_checked(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        SARGConfig(**changes)
+
+
+def test_learned_judge_refuses_a_bad_batch_size():
+    with pytest.raises(InputError, match="batch_size=0"):
+        LearnedEvidenceJudge(batch_size=0)
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def _config_file(tmp_path, **changes):
+    data = {**JudgeConfig(rank=8, alpha=16.0).to_json(), **changes}
+    (tmp_path / CONFIG_FILE).write_text(json.dumps(data), encoding="utf-8")
+    return tmp_path / CONFIG_FILE
+
+
+def test_judge_config_round_trips(tmp_path):
+    assert JudgeConfig.read(_config_file(tmp_path)) == JudgeConfig(rank=8, alpha=16.0, info={})
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"format": "sarg-span-tagger"}, "is not a sarg-evidence-judge config"),
+        ({"version": 7}, "has version 7"),
+        ({"rank": 0}, "out-of-range values"),
+        ({"max_length": 4}, "out-of-range values"),
+        ({"rank": "eight"}, "lacks or mistypes a field"),
+    ],
+)
+def test_a_bad_judge_config_names_the_file(tmp_path, changes, message):
+    file = _config_file(tmp_path, **changes)
+    with pytest.raises(ModelLoadError, match=message) as info:
+        JudgeConfig.read(file)
+    assert str(file) in str(info.value)
+
+
+def test_a_missing_or_unreadable_judge_config_names_the_file(tmp_path):
+    with pytest.raises(ModelLoadError, match="judge.json is missing"):
+        JudgeConfig.read(tmp_path / CONFIG_FILE)
+    (tmp_path / CONFIG_FILE).write_text("{not json", encoding="utf-8")
+    with pytest.raises(ModelLoadError, match="is not a readable JSON evidence judge config"):
+        JudgeConfig.read(tmp_path / CONFIG_FILE)
+
+
+def _stories(tmp_path, *lines):
+    file = tmp_path / "stories.jsonl"
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return file
+
+
+GOOD = json.dumps({"question": "Why?", "chain": ["a"], "documents": [{"id": "a", "text": "A."}, {"id": "b", "text": "B."}]})
+
+
+def test_story_files_are_read(tmp_path):
+    [story] = read_story_files([_stories(tmp_path, GOOD, "")])
+    assert story.question == "Why?" and story.chain == {"a"} and story.documents == {"a": "A.", "b": "B."}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "line 2 is not JSON"),
+        ('["a list"]', "line 2 is not a causal story: a list, not an object"),
+        (json.dumps({"question": "", "chain": ["a"], "documents": []}), "line 2 .*question=''"),
+        (json.dumps({"question": "Why?", "chain": ["z"], "documents": [{"id": "a", "text": "A."}]}),
+         r"line 2 .*chain=\['z'\] names no document"),
+        (json.dumps({"question": "Why?", "chain": ["a"], "documents": [{"id": "a"}]}),
+         "line 2 .*lacks a string id or text"),
+    ],
+)
+def test_bad_story_lines_name_the_file_and_line(tmp_path, line, message):
+    file = _stories(tmp_path, GOOD, line)
+    with pytest.raises(InputError, match=message) as info:
+        read_story_files([file])
+    assert str(file) in str(info.value)
+
+
+def test_a_missing_or_empty_story_file_is_named(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        read_story_files([tmp_path / "nope.jsonl"])
+    with pytest.raises(InputError, match="holds no story"):
+        read_story_files([_stories(tmp_path, "")])

@@ -134,10 +134,12 @@ def score_pairs(network: Any, tokenizer: Any, max_length: int, query: str, texts
     """The judge's probability for each ``(query, text)`` pair, in batches."""
     import torch
 
+    # A lone surrogate (bytes decoded with "surrogateescape") would crash the tokenizer.
+    query = query.encode("utf-8", "replace").decode("utf-8")
     out: list[float] = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch_size):
-            chunk = list(texts[start : start + batch_size])
+            chunk = [t.encode("utf-8", "replace").decode("utf-8") for t in texts[start : start + batch_size]]
             batch = tokenizer(
                 [query] * len(chunk), chunk, padding=True, truncation="longest_first",
                 max_length=max_length, return_tensors="pt",

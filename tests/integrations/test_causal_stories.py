@@ -415,12 +415,19 @@ def test_story_ids_are_unique() -> None:
 # run only at its end, passed 14 on its first runs on both its starting and final code
 # then; 15 with the session's last change (a causal wording read as asking neither way),
 # which lost one of set j (a why-question of a present state now filled with a plan).
+# In the thirty-first session the evidence judge (sarg_integrations.judge) was trained on
+# the team's stories and sets a-n, so from then on those sets are its training data, and
+# their floors rose with it (312 -> 384 of 580). Sets o, p and q (40 each) were written by
+# helpers that saw no code while the judge was built and are never read by its training:
+# o passed 8 on that session's starting code and 17 with the judge's first design (whose
+# drops and joins were then narrowed: 16); p and q, written after the design was fixed,
+# passed 3 and 8 on the starting code and 10 and 13 with the judge, all first runs.
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 45, "b": 42, "c": 23, "d": 30, "e": 33, "f": 15, "g": 20, "h": 23, "i": 10, "j": 19, "k": 14,
-    "l": 13, "m": 10, "n": 15,
+    "a": 45, "b": 45, "c": 27, "d": 32, "e": 35, "f": 21, "g": 28, "h": 27, "i": 20, "j": 24, "k": 24,
+    "l": 16, "m": 17, "n": 23, "o": 16, "p": 10, "q": 13,
 }
 
 

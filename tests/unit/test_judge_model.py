@@ -49,6 +49,13 @@ def test_the_shipped_judge_scores_in_batches_the_same() -> None:
     assert LearnedEvidenceJudge().score(QUESTION, []) == []
 
 
+def test_garbage_text_is_scored_not_a_crash() -> None:
+    raw = b"caf\xe9 \x00 \xd8\x00 mixed \u202e rtl \xf0\x9f\x92\xa5"
+    texts = [raw.decode("utf-8", errors="surrogateescape"), "", "\x00" * 50]
+    scores = LearnedEvidenceJudge().score("Why did it fail? \udcff", texts)
+    assert len(scores) == 3 and all(0.0 <= s <= 1.0 for s in scores)
+
+
 def _copy(tmp_path: Path) -> Path:
     folder = tmp_path / "judge"
     shutil.copytree(DEFAULT_JUDGE_DIR, folder)

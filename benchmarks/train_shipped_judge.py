@@ -37,7 +37,9 @@ def training_stories() -> list[JudgeStory]:
         if s["set"] in TRAINING_SETS
     ]
     return [
-        JudgeStory(s["question"], {d.id: d.text for d in s["documents"]}, frozenset(s["chain"]), s["id"])
+        JudgeStory(
+            s["question"], {d.id: d.text for d in s["documents"]}, frozenset(s["chain"]), s["id"]
+        )
         for s in stories
     ]
 
@@ -52,12 +54,17 @@ def main(argv: list[str] | None = None) -> int:
     info = {
         "command": "python benchmarks/train_shipped_judge.py",
         "data": {
-            "benchmarks/data/causal_stories.jsonl + the demo corpus's questions": "the team's causal stories (this project's license)",
-            "benchmarks/data/causal_stories_untuned.jsonl sets " + ",".join(TRAINING_SETS): "helper-written causal stories (this project's license)",
+            "benchmarks/data/causal_stories.jsonl + the demo corpus's questions": (
+                "the team's causal stories (this project's license)"
+            ),
+            "benchmarks/data/causal_stories_untuned.jsonl sets "
+            + ",".join(TRAINING_SETS): "helper-written causal stories (this project's license)",
         },
         "held_out_sets": "o onward (benchmarks/data/causal_stories_untuned.jsonl)",
     }
-    report = train_judge(stories, args.out, epochs=args.epochs, max_steps=args.max_steps, log=print, info=info)
+    report = train_judge(
+        stories, args.out, epochs=args.epochs, max_steps=args.max_steps, log=print, info=info
+    )
     print(json.dumps({k: v for k, v in vars(report).items() if k != "history"}, indent=1))
     return 0
 

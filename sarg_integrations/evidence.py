@@ -607,10 +607,12 @@ def judged_evidence(
         >>> class Judge:
         ...     def score(self, query, texts):
         ...         return [0.95 if "rain" in t else 0.5 if "flood" in t else 0.01 for t in texts]
-        >>> docs = [SourceDocument("d1", "Heavy rain fell."), SourceDocument("d2", "The river flooded."),
+        >>> docs = [SourceDocument("d1", "Heavy rain fell."),
+        ...         SourceDocument("d2", "The river flooded."),
         ...         SourceDocument("d3", "The bridge was built in 1890.")]
         >>> held = [EvidencePassage("d2", "The river flooded.", (), selected_by="chain"),
-        ...         EvidencePassage("d3", "The bridge was built in 1890.", (), selected_by="relevance")]
+        ...         EvidencePassage("d3", "The bridge was built in 1890.", (),
+        ...                         selected_by="relevance")]
         >>> passages, _ = judged_evidence("Why did the river flood?", docs, held, [], Judge(),
         ...                               drop_below=0.1, add_above=0.9)
         >>> [(p.document_id, p.selected_by) for p in passages]
@@ -639,11 +641,15 @@ def judged_evidence(
         if p.selected_by not in JUDGED_SELECTIONS or by_id.get(p.document_id, 1.0) >= drop_below
     ]
     held = {p.document_id for p in evidence}
+    first_of_id = {d.id: d for d in reversed(scored)}  # a repeated id joins once, as its first
+    candidates = [d for d in scored if first_of_id[d.id] is d and d.id not in held]
     joining = sorted(
-        (d for d in scored if add_above is not None and d.id not in held and by_id[d.id] > add_above),
+        (d for d in candidates if add_above is not None and by_id[d.id] > add_above),
         key=lambda d: -by_id[d.id],  # sorted() is stable: ties keep document order
     )
-    added = [EvidencePassage(d.id, d.text, (), dict(d.metadata), selected_by="judge") for d in joining]
+    added = [
+        EvidencePassage(d.id, d.text, (), dict(d.metadata), selected_by="judge") for d in joining
+    ]
     if not kept and not added and evidence:
         best = max(by_id.get(p.document_id, 1.0) for p in evidence)
         kept = [next(p for p in evidence if by_id.get(p.document_id, 1.0) == best)]

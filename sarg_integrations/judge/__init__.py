@@ -44,7 +44,9 @@ class EvidenceJudge(Protocol):
     Returns one score in ``[0, 1]`` per text, in order.
     """
 
-    def score(self, query: str, texts: Sequence[str]) -> list[float]: ...
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One score in ``[0, 1]`` per text: how surely it tells a step of ``query``'s story."""
+        ...
 
 
 _networks: dict[Path, tuple[Any, Any, JudgeConfig]] = {}
@@ -52,8 +54,9 @@ _networks_lock = threading.Lock()
 
 
 class LearnedEvidenceJudge:
-    """The shipped evidence judge (or one trained with
-    :func:`~sarg_integrations.judge.training.train_judge`), loaded on first use.
+    """The shipped evidence judge, or one trained with ``train_judge``; loaded on first use.
+
+    :func:`~sarg_integrations.judge.training.train_judge` writes the folder of another.
 
     Args:
         model_dir: The folder with ``judge.json`` and ``judge.safetensors``; ``None``

@@ -84,7 +84,9 @@ class JudgeConfig:
         """
         from sarg_integrations.extraction.tagger_model import read_config_json
 
-        data = read_config_json(file, FORMAT, VERSION, "evidence judge", "train_judge(..., out_dir=DIR)")
+        data = read_config_json(
+            file, FORMAT, VERSION, "evidence judge", "train_judge(..., out_dir=DIR)"
+        )
         try:
             config = cls(
                 rank=int(data["rank"]),
@@ -96,11 +98,7 @@ class JudgeConfig:
         except (KeyError, TypeError, ValueError) as exc:
             msg = f"{str(file)!r} lacks or mistypes a field: {exc!r}"
             raise ModelLoadError(msg) from None
-        if (
-            config.rank < 1
-            or not math.isfinite(config.alpha)
-            or not 8 <= config.max_length <= 512
-        ):
+        if config.rank < 1 or not math.isfinite(config.alpha) or not 8 <= config.max_length <= 512:
             msg = f"{str(file)!r} has out-of-range values: {config}"
             raise ModelLoadError(msg)
         return config
@@ -130,7 +128,14 @@ def judge_network_class() -> type:
     return EvidenceJudgeNetwork
 
 
-def score_pairs(network: Any, tokenizer: Any, max_length: int, query: str, texts: Sequence[str], batch_size: int = 32) -> list[float]:
+def score_pairs(
+    network: Any,
+    tokenizer: Any,
+    max_length: int,
+    query: str,
+    texts: Sequence[str],
+    batch_size: int = 32,
+) -> list[float]:
     """The judge's probability for each ``(query, text)`` pair, in batches."""
     import torch
 
@@ -139,10 +144,17 @@ def score_pairs(network: Any, tokenizer: Any, max_length: int, query: str, texts
     out: list[float] = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch_size):
-            chunk = [t.encode("utf-8", "replace").decode("utf-8") for t in texts[start : start + batch_size]]
+            chunk = [
+                t.encode("utf-8", "replace").decode("utf-8")
+                for t in texts[start : start + batch_size]
+            ]
             batch = tokenizer(
-                [query] * len(chunk), chunk, padding=True, truncation="longest_first",
-                max_length=max_length, return_tensors="pt",
+                [query] * len(chunk),
+                chunk,
+                padding=True,
+                truncation="longest_first",
+                max_length=max_length,
+                return_tensors="pt",
             )
             logits = network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
             out.extend(torch.sigmoid(logits.float()).tolist())

@@ -112,35 +112,52 @@ def _story(row: Any, where: str) -> JudgeStory:
         )
 
     if not isinstance(row, dict):
-        raise bad(f"a {type(row).__name__}, not an object")
+        why = f"a {type(row).__name__}, not an object"
+        raise bad(why)
     question, chain, documents = row.get("question"), row.get("chain"), row.get("documents")
     if not isinstance(question, str) or not question.strip():
-        raise bad(f"question={question!r}")
+        why = f"question={question!r}"
+        raise bad(why)
     if not isinstance(documents, list) or not documents:
-        raise bad(f"documents={documents!r}")
+        why = f"documents={documents!r}"
+        raise bad(why)
     texts: dict[str, str] = {}
     for doc in documents:
-        if not isinstance(doc, dict) or not isinstance(doc.get("id"), str) or not isinstance(doc.get("text"), str):
-            raise bad(f"the document {doc!r} lacks a string id or text")
+        if (
+            not isinstance(doc, dict)
+            or not isinstance(doc.get("id"), str)
+            or not isinstance(doc.get("text"), str)
+        ):
+            why = f"the document {doc!r} lacks a string id or text"
+            raise bad(why)
         texts[doc["id"]] = doc["text"]
     if not isinstance(chain, list) or not chain or any(c not in texts for c in chain):
-        raise bad(f"chain={chain!r} names no document or one that is not there")
+        why = f"chain={chain!r} names no document or one that is not there"
+        raise bad(why)
     return JudgeStory(question, texts, frozenset(chain), where)
 
 
-def _split(stories: Sequence[JudgeStory], fraction: float, seed: int) -> tuple[list[JudgeStory], list[JudgeStory]]:
+def _split(
+    stories: Sequence[JudgeStory], fraction: float, seed: int
+) -> tuple[list[JudgeStory], list[JudgeStory]]:
     order = list(range(len(stories)))
     random.Random(seed).shuffle(order)
     cut = round(len(stories) * fraction)
     held = set(order[:cut])
-    return [s for i, s in enumerate(stories) if i not in held], [s for i, s in enumerate(stories) if i in held]
+    return [s for i, s in enumerate(stories) if i not in held], [
+        s for i, s in enumerate(stories) if i in held
+    ]
 
 
-def _held_out_scores(network: Any, tokenizer: Any, max_length: int, stories: Sequence[JudgeStory]) -> dict[str, float]:
+def _held_out_scores(
+    network: Any, tokenizer: Any, max_length: int, stories: Sequence[JudgeStory]
+) -> dict[str, float]:
     exact = tp = fp = fn = 0
     for story in stories:
         ids = list(story.documents)
-        scores = score_pairs(network, tokenizer, max_length, story.question, [story.documents[i] for i in ids])
+        scores = score_pairs(
+            network, tokenizer, max_length, story.question, [story.documents[i] for i in ids]
+        )
         kept = {i for i, s in zip(ids, scores) if s >= 0.5}
         exact += kept == story.chain
         tp += len(kept & story.chain)
@@ -170,8 +187,7 @@ def train_judge(
     log: Callable[[str], None] | None = None,
     info: dict[str, Any] | None = None,
 ) -> JudgeTrainingReport:
-    """Fine-tune a judge on ``stories`` and save it to ``out_dir`` (``judge.json`` +
-    ``judge.safetensors``).
+    """Fine-tune a judge on ``stories``; save ``judge.json`` + ``judge.safetensors`` to ``out_dir``.
 
     Raises:
         ConfigError: A setting out of range.
@@ -191,14 +207,18 @@ def train_judge(
         import torch
         from peft import LoraConfig, get_peft_model
     except ImportError as exc:
-        raise MissingDependencyError("peft", extra="train", feature="Training the evidence judge") from exc
+        raise MissingDependencyError(
+            "peft", extra="train", feature="Training the evidence judge"
+        ) from exc
     from tqdm.auto import tqdm
 
     from sarg_integrations.extraction import tagger_model  # looked up at call time
 
     say = log or (lambda _m: None)
     torch.manual_seed(seed)
-    train, held = _split(stories, held_out_fraction, seed) if held_out_fraction else (list(stories), [])
+    train, held = (
+        _split(stories, held_out_fraction, seed) if held_out_fraction else (list(stories), [])
+    )
     examples = [
         (story.question, text, float(doc_id in story.chain))
         for story in train
@@ -207,7 +227,13 @@ def train_judge(
     encoder, tokenizer = tagger_model.load_base_encoder()
     encoder = get_peft_model(
         encoder,
-        LoraConfig(r=rank, lora_alpha=alpha, target_modules=tagger_model.lora_targets(0), lora_dropout=0.1, bias="none"),
+        LoraConfig(
+            r=rank,
+            lora_alpha=alpha,
+            target_modules=tagger_model.lora_targets(0),
+            lora_dropout=0.1,
+            bias="none",
+        ),
     )
     for name, param in encoder.named_parameters():
         if "LayerNorm" in name and "embeddings" not in name:
@@ -231,8 +257,12 @@ def train_judge(
                 break
             chunk = examples[start : start + batch_size]
             batch = tokenizer(
-                [q for q, _, _ in chunk], [t for _, t, _ in chunk], padding=True,
-                truncation="longest_first", max_length=max_length, return_tensors="pt",
+                [q for q, _, _ in chunk],
+                [t for _, t, _ in chunk],
+                padding=True,
+                truncation="longest_first",
+                max_length=max_length,
+                return_tensors="pt",
             )
             logits = network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
@@ -268,7 +298,9 @@ def train_judge(
         steps=step,
         seconds=round(time.perf_counter() - started, 1),
         best_epoch=best_epoch,
-        held_out_scores={k: v for k, v in history[best_epoch - 1].items() if k not in ("epoch", "step", "loss")},
+        held_out_scores={
+            k: v for k, v in history[best_epoch - 1].items() if k not in ("epoch", "step", "loss")
+        },
         history=history,
     )
     config = JudgeConfig(rank=rank, alpha=alpha, max_length=max_length, info=info)
@@ -276,7 +308,9 @@ def train_judge(
     return report
 
 
-def _save(out: Path, config: JudgeConfig, tensors: dict[str, Any], report: JudgeTrainingReport) -> None:
+def _save(
+    out: Path, config: JudgeConfig, tensors: dict[str, Any], report: JudgeTrainingReport
+) -> None:
     data = config.to_json()
     data["info"] = {**data["info"], "training": asdict(report)}
     save_model_folder(out, data, tensors, CONFIG_FILE, WEIGHTS_FILE, "evidence judge")

@@ -33,7 +33,11 @@ class WordJudge:
     def score(self, query, texts):
         self.calls.append((query, list(texts)))
         return [
-            0.95 if any(w in t for w in self.sure) else 0.02 if any(w in t for w in self.doubt) else 0.5
+            0.95
+            if any(w in t for w in self.sure)
+            else 0.02
+            if any(w in t for w in self.doubt)
+            else 0.5
             for t in texts
         ]
 
@@ -61,24 +65,45 @@ def test_the_protocol_is_one_method():
 
 
 def test_judged_evidence_drops_low_passages_and_adds_sure_documents():
-    held = [_passage(DOCS[0], chain_ids=(1,)), _passage(DOCS[1], chain_ids=(1,)), _passage(DOCS[2], "relevance")]
+    held = [
+        _passage(DOCS[0], chain_ids=(1,)),
+        _passage(DOCS[1], chain_ids=(1,)),
+        _passage(DOCS[2], "relevance"),
+    ]
     stats = {}
     passages, chains = judged_evidence(
-        "Why did the river flood?", DOCS, held, [_chain("rain", "flood")],
-        WordJudge(sure=("Milk",), doubt=("museum",)), drop_below=0.1, add_above=0.9, stats=stats,
+        "Why did the river flood?",
+        DOCS,
+        held,
+        [_chain("rain", "flood")],
+        WordJudge(sure=("Milk",), doubt=("museum",)),
+        drop_below=0.1,
+        add_above=0.9,
+        stats=stats,
     )
     assert [(p.document_id, p.selected_by, p.chain_ids) for p in passages] == [
-        ("rain", "chain", (1,)), ("flood", "chain", (1,)), ("prices", "judge", ()),
+        ("rain", "chain", (1,)),
+        ("flood", "chain", (1,)),
+        ("prices", "judge", ()),
     ]
     assert len(chains) == 1
     assert stats == {"evidence_judged_out": 1, "evidence_judged_in": 1, "chains_judged_out": 0}
 
 
 def test_only_what_relevance_brought_in_is_judged():
-    held = [_passage(DOCS[2], "chain", (1,)), _passage(DOCS[0], "linked"), _passage(DOCS[1], "relevance")]
+    held = [
+        _passage(DOCS[2], "chain", (1,)),
+        _passage(DOCS[0], "linked"),
+        _passage(DOCS[1], "relevance"),
+    ]
     passages, chains = judged_evidence(
-        "Why did the river flood?", DOCS, held, [_chain("museum")],
-        WordJudge(doubt=("museum", "Heavy", "river")), drop_below=0.1, add_above=None,
+        "Why did the river flood?",
+        DOCS,
+        held,
+        [_chain("museum")],
+        WordJudge(doubt=("museum", "Heavy", "river")),
+        drop_below=0.1,
+        add_above=None,
     )
     assert [(p.document_id, p.chain_ids) for p in passages] == [("museum", (1,)), ("rain", ())]
     assert len(chains) == 1
@@ -86,12 +111,21 @@ def test_only_what_relevance_brought_in_is_judged():
 
 def test_a_chain_through_a_dropped_passage_leaves_and_the_rest_are_renumbered():
     # Relevance-picked passages carry chain numbers when the budget backs chains by them.
-    held = [_passage(DOCS[2], "relevance", (1,)), _passage(DOCS[0], "relevance", (2,)),
-            _passage(DOCS[1], "relevance", (2,))]
+    held = [
+        _passage(DOCS[2], "relevance", (1,)),
+        _passage(DOCS[0], "relevance", (2,)),
+        _passage(DOCS[1], "relevance", (2,)),
+    ]
     stats = {}
     passages, chains = judged_evidence(
-        "Why did the river flood?", DOCS, held, [_chain("museum"), _chain("rain", "flood")],
-        WordJudge(doubt=("museum",)), drop_below=0.1, add_above=None, stats=stats,
+        "Why did the river flood?",
+        DOCS,
+        held,
+        [_chain("museum"), _chain("rain", "flood")],
+        WordJudge(doubt=("museum",)),
+        drop_below=0.1,
+        add_above=None,
+        stats=stats,
     )
     assert [c.document_ids for c in chains] == [("rain", "flood")]
     assert [(p.document_id, p.chain_ids) for p in passages] == [("rain", (1,)), ("flood", (1,))]
@@ -100,7 +134,13 @@ def test_a_chain_through_a_dropped_passage_leaves_and_the_rest_are_renumbered():
 
 def test_without_add_above_nothing_joins():
     passages, _ = judged_evidence(
-        "Why?", DOCS, [_passage(DOCS[0])], [], WordJudge(sure=("Milk",)), drop_below=0.1, add_above=None
+        "Why?",
+        DOCS,
+        [_passage(DOCS[0])],
+        [],
+        WordJudge(sure=("Milk",)),
+        drop_below=0.1,
+        add_above=None,
     )
     assert [p.document_id for p in passages] == ["rain"]
 
@@ -121,6 +161,14 @@ def test_ties_among_added_documents_keep_the_document_order():
         "Why?", DOCS, [], [], WordJudge(sure=("Oakridge",)), drop_below=0.1, add_above=0.9
     )
     assert [p.document_id for p in passages] == ["rain", "museum"]
+
+
+def test_a_repeated_document_id_joins_once():
+    docs = [*DOCS, SourceDocument("prices", "Milk prices fell again.")]
+    passages, _ = judged_evidence(
+        "Why?", docs, [], [], WordJudge(sure=("Milk",)), drop_below=0.1, add_above=0.9
+    )
+    assert [(p.document_id, p.text) for p in passages] == [("prices", DOCS[3].text)]
 
 
 @pytest.mark.parametrize(
@@ -175,10 +223,13 @@ FETE = [
 def _fete(judge):
     # No triple (no cue word): the evidence is the causal fallback's relevance fill.
     return SARGPipeline(
-        extractor=PatternExtractor(), embedder=HashingEmbedder(),
+        extractor=PatternExtractor(),
+        embedder=HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases("oakridge fete"),
-        direction_classifier=CueWordDirectionClassifier(), event_reader=PastTenseWords(),
-        profile_reader=NoProfiles(), evidence_judge=judge,
+        direction_classifier=CueWordDirectionClassifier(),
+        event_reader=PastTenseWords(),
+        profile_reader=NoProfiles(),
+        evidence_judge=judge,
     ).run("Why was the Oakridge fete cancelled?", FETE)
 
 
@@ -186,7 +237,10 @@ def test_the_judge_checks_a_causal_questions_evidence():
     assert [p.document_id for p in _fete(WordJudge()).evidence] == ["a", "c", "b"]
     judge = WordJudge(doubt=("auction",))
     result = _fete(judge)
-    assert [(p.document_id, p.selected_by) for p in result.evidence] == [("a", "relevance"), ("b", "relevance")]
+    assert [(p.document_id, p.selected_by) for p in result.evidence] == [
+        ("a", "relevance"),
+        ("b", "relevance"),
+    ]
     assert result.stats["evidence_judged_out"] == 1
     assert judge.calls == [("Why was the Oakridge fete cancelled?", [d["text"] for d in FETE])]
 
@@ -213,7 +267,9 @@ def test_no_judge_on_a_question_asking_neither_way_nor_without_the_setting():
     _pipeline(SARGConfig(similarity_threshold=0.6, evidence_judge=False), judge).run(
         "What does heavy rain cause?", STORY
     )
-    _pipeline(SARGConfig.paper(similarity_threshold=0.6), judge).run("What does heavy rain cause?", STORY)
+    _pipeline(SARGConfig.paper(similarity_threshold=0.6), judge).run(
+        "What does heavy rain cause?", STORY
+    )
     assert judge.calls == []
 
 
@@ -223,7 +279,7 @@ def test_the_default_judge_is_the_shipped_one_unless_switched_off():
 
 
 def test_a_judge_without_score_is_refused_by_name():
-    with pytest.raises(ConfigError, match="evidence_judge=.* has no score"):
+    with pytest.raises(ConfigError, match=r"evidence_judge=.* has no score"):
         SARGPipeline(evidence_judge=object())
 
 
@@ -276,7 +332,7 @@ def test_a_bad_judge_config_names_the_file(tmp_path, changes, message):
 
 
 def test_a_missing_or_unreadable_judge_config_names_the_file(tmp_path):
-    with pytest.raises(ModelLoadError, match="judge.json is missing"):
+    with pytest.raises(ModelLoadError, match=r"judge\.json is missing"):
         JudgeConfig.read(tmp_path / CONFIG_FILE)
     (tmp_path / CONFIG_FILE).write_text("{not json", encoding="utf-8")
     with pytest.raises(ModelLoadError, match="is not a readable JSON evidence judge config"):
@@ -289,12 +345,22 @@ def _stories(tmp_path, *lines):
     return file
 
 
-GOOD = json.dumps({"question": "Why?", "chain": ["a"], "documents": [{"id": "a", "text": "A."}, {"id": "b", "text": "B."}]})
+GOOD = json.dumps(
+    {
+        "question": "Why?",
+        "chain": ["a"],
+        "documents": [{"id": "a", "text": "A."}, {"id": "b", "text": "B."}],
+    }
+)
 
 
 def test_story_files_are_read(tmp_path):
     [story] = read_story_files([_stories(tmp_path, GOOD, "")])
-    assert story.question == "Why?" and story.chain == {"a"} and story.documents == {"a": "A.", "b": "B."}
+    assert (
+        story.question == "Why?"
+        and story.chain == {"a"}
+        and story.documents == {"a": "A.", "b": "B."}
+    )
 
 
 @pytest.mark.parametrize(
@@ -303,10 +369,16 @@ def test_story_files_are_read(tmp_path):
         ("{not json", "line 2 is not JSON"),
         ('["a list"]', "line 2 is not a causal story: a list, not an object"),
         (json.dumps({"question": "", "chain": ["a"], "documents": []}), "line 2 .*question=''"),
-        (json.dumps({"question": "Why?", "chain": ["z"], "documents": [{"id": "a", "text": "A."}]}),
-         r"line 2 .*chain=\['z'\] names no document"),
-        (json.dumps({"question": "Why?", "chain": ["a"], "documents": [{"id": "a"}]}),
-         "line 2 .*lacks a string id or text"),
+        (
+            json.dumps(
+                {"question": "Why?", "chain": ["z"], "documents": [{"id": "a", "text": "A."}]}
+            ),
+            r"line 2 .*chain=\['z'\] names no document",
+        ),
+        (
+            json.dumps({"question": "Why?", "chain": ["a"], "documents": [{"id": "a"}]}),
+            "line 2 .*lacks a string id or text",
+        ),
     ],
 )
 def test_bad_story_lines_name_the_file_and_line(tmp_path, line, message):

@@ -19,15 +19,19 @@ def test_shipped_files_are_small_safetensors_and_json() -> None:
     files = sorted(p.name for p in DEFAULT_JUDGE_DIR.iterdir() if p.is_file())
     assert CONFIG_FILE in files and WEIGHTS_FILE in files
     assert not [f for f in files if f.endswith((".bin", ".pt", ".pkl", ".pickle"))]
-    assert sum(p.stat().st_size for p in DEFAULT_JUDGE_DIR.iterdir() if p.is_file()) < 10 * 1024 * 1024
+    assert (
+        sum(p.stat().st_size for p in DEFAULT_JUDGE_DIR.iterdir() if p.is_file()) < 10 * 1024 * 1024
+    )
 
 
 # Stories written for this test (no judge saw them): the chain's steps against a profile,
 # a history fact and another event at the same place.
 QUESTION = "Why did the Larkhill swimming pool close for the summer?"
 STEPS = [
-    "A crack in the main filtration tank at Larkhill pool was found during a routine inspection in May.",
-    "Engineers said the tank could not be repaired and would have to be replaced, which takes ten weeks.",
+    "A crack in the main filtration tank at Larkhill pool was found during a routine inspection "
+    "in May.",
+    "Engineers said the tank could not be repaired and would have to be replaced, which takes "
+    "ten weeks.",
 ]
 OTHERS = [
     "Larkhill pool was built in 1968 and was refurbished in 2004.",
@@ -81,7 +85,7 @@ def test_mismatched_or_missing_weights_name_the_file(tmp_path: Path) -> None:
         LearnedEvidenceJudge.load(folder)
     tensors.pop("head.weight")
     save_file(tensors, str(folder / WEIGHTS_FILE))
-    with pytest.raises(ModelLoadError, match="'head.weight' is missing"):
+    with pytest.raises(ModelLoadError, match=r"'head\.weight' is missing"):
         LearnedEvidenceJudge.load(folder)
     (folder / WEIGHTS_FILE).unlink()
     with pytest.raises(ModelLoadError, match=r"judge\.safetensors.*missing"):
@@ -96,7 +100,10 @@ def test_training_runs_end_to_end_on_a_tiny_file(tmp_path: Path) -> None:
             "question": f"Why did the {place} bridge close?",
             "chain": ["flood", "close"],
             "documents": [
-                {"id": "flood", "text": f"Floodwater undermined the {place} bridge's pier in March."},
+                {
+                    "id": "flood",
+                    "text": f"Floodwater undermined the {place} bridge's pier in March.",
+                },
                 {"id": "close", "text": f"The council closed the {place} bridge to traffic."},
                 {"id": "built", "text": f"The {place} bridge was built in 1890."},
             ],
@@ -106,8 +113,13 @@ def test_training_runs_end_to_end_on_a_tiny_file(tmp_path: Path) -> None:
     file = tmp_path / "stories.jsonl"
     file.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     report = train_judge(
-        read_story_files([file]), tmp_path / "out", epochs=1, max_steps=2, batch_size=4,
-        held_out_fraction=0.25, progress=False,
+        read_story_files([file]),
+        tmp_path / "out",
+        epochs=1,
+        max_steps=2,
+        batch_size=4,
+        held_out_fraction=0.25,
+        progress=False,
     )
     assert report.steps == 2 and report.stories == 3 and report.held_out == 1
     assert set(report.held_out_scores) == {"stories_exact", "document_precision", "document_recall"}

@@ -23,6 +23,7 @@ __all__ = [
     "markdown_inline",
     "sentence_spans",
     "terminal_safe",
+    "utf8_encodable",
     "words",
 ]
 
@@ -104,6 +105,17 @@ _CELL_SPECIAL = re.compile(r"([\\`\[\]|])")
 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def utf8_encodable(text: str) -> str:
+    """``text`` with each lone surrogate (bytes decoded with ``"surrogateescape"``) made
+    ``?``: a parser or a tokenizer given one would crash.
+
+    Example:
+        >>> utf8_encodable("caf\\udce9 ok")
+        'caf? ok'
+    """
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def count_tokens(text: str) -> int:

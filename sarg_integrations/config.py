@@ -167,12 +167,13 @@ class SARGConfig:
         evidence_judge: Under the default evidence policy, a causal question's evidence
             is checked by the evidence judge (``SARGPipeline(evidence_judge=...)``,
             default the shipped :class:`~sarg_integrations.judge.LearnedEvidenceJudge`):
-            a passage scored below ``judge_drop_below`` leaves, a document scored above
-            ``judge_add_above`` joins (``selected_by="judge"``), and the chains keep
-            only those running through the passages left
-            (:func:`~sarg_integrations.evidence.judged_evidence`). On the helper
-            stories no judge saw in training it passes 41 of 80 stories where the
-            structure alone passes 25; ``False`` in :meth:`paper`.
+            a passage relevance alone brought in leaves when scored below
+            ``judge_drop_below``; when no chain was found, a document scored above
+            ``judge_add_above`` joins (``selected_by="judge"``); the chains keep only
+            those running through the passages left
+            (:func:`~sarg_integrations.evidence.judged_evidence`). On helper stories
+            written after the judge was trained, first runs pass 10 and 13 of 40 where
+            the structure alone passes 3 and 8 (sets p, q); ``False`` in :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves.
         judge_add_above: The judge's score over which a document joins.
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:

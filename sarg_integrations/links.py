@@ -889,8 +889,7 @@ def _parsed(text: str, nlp: Any = None) -> Any:
         from sarg_integrations._models import load_spacy
 
         nlp = load_spacy()
-    # A lone surrogate (bytes decoded with "surrogateescape") would crash the parser.
-    text = text.encode("utf-8", "replace").decode("utf-8")
+    text = _text.utf8_encodable(text)  # a lone surrogate would crash the parser
     # Tags, lemmas and the parse are read, never the entities: without the entity
     # recogniser a sentence parses in half the time.
     unread = [name for name in ("ner",) if name in getattr(nlp, "pipe_names", ())]

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from sarg_integrations._checks import is_whole
+from sarg_integrations._models import load_once
 from sarg_integrations._text import sentence_spans
 from sarg_integrations.errors import ConfigError, ExtractionError
 from sarg_integrations.extraction.base import ExtractionOutcome
@@ -78,8 +79,12 @@ DEFAULT_TAGGER_DIR = Path(__file__).resolve().parent.parent / "data" / "tagger"
 _ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _PRONOUN_CAUSE = re.compile(r"^(?:this|that|these|those|it|which|such)(?:\s+\w+)?$", re.IGNORECASE)
 
-_networks: dict[Path, tuple[Any, Any, Any]] = {}
-_networks_lock = threading.Lock()
+
+@load_once  # one load per folder for the process, even when many threads ask at once
+def _loaded(folder: Path) -> tuple[Any, Any, Any]:
+    from sarg_integrations.extraction.tagger_model import load_network
+
+    return load_network(folder)
 
 
 split_sentences = sentence_spans
@@ -266,13 +271,7 @@ class TaggerExtractor:
     @property
     def network(self) -> tuple[Any, Any, Any]:
         """``(network, tokenizer, config)``, loaded once per process and folder."""
-        from sarg_integrations.extraction.tagger_model import load_network
-
-        key = self.model_dir.resolve()
-        with _networks_lock:  # one load even when many threads ask at once
-            if key not in _networks:
-                _networks[key] = load_network(key)
-            return _networks[key]
+        return _loaded(self.model_dir.resolve())
 
     @property
     def uses_bfloat16(self) -> bool:

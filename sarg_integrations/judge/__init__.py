@@ -26,11 +26,11 @@ Example:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from sarg_integrations._models import load_once
 from sarg_integrations.errors import InputError
 from sarg_integrations.judge.model import DEFAULT_JUDGE_DIR, JudgeConfig
 
@@ -49,8 +49,11 @@ class EvidenceJudge(Protocol):
         ...
 
 
-_networks: dict[Path, tuple[Any, Any, JudgeConfig]] = {}
-_networks_lock = threading.Lock()
+@load_once  # one load per folder for the process, even when many threads ask at once
+def _loaded(folder: Path) -> tuple[Any, Any, JudgeConfig]:
+    from sarg_integrations.judge.model import load_judge_network
+
+    return load_judge_network(folder)
 
 
 class LearnedEvidenceJudge:
@@ -88,17 +91,11 @@ class LearnedEvidenceJudge:
 
     def network(self) -> tuple[Any, Any, JudgeConfig]:
         """``(network, tokenizer, config)``, loaded once per folder for the process."""
-        from sarg_integrations.judge.model import load_judge_network
-
-        key = self.model_dir.resolve()
-        with _networks_lock:  # one load even when many threads ask at once
-            if key not in _networks:
-                _networks[key] = load_judge_network(key)
-            return _networks[key]
+        return _loaded(self.model_dir.resolve())
 
     @property
     def config(self) -> JudgeConfig:
-        """The loaded judge's settings (its thresholds among them)."""
+        """The loaded judge's settings (rank, word pieces, training record)."""
         return self.network()[2]
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sarg_integrations._text import utf8_encodable
 from sarg_integrations.errors import ModelLoadError
 
 __all__ = [
@@ -139,15 +140,11 @@ def score_pairs(
     """The judge's probability for each ``(query, text)`` pair, in batches."""
     import torch
 
-    # A lone surrogate (bytes decoded with "surrogateescape") would crash the tokenizer.
-    query = query.encode("utf-8", "replace").decode("utf-8")
+    query = utf8_encodable(query)  # a lone surrogate would crash the tokenizer
     out: list[float] = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch_size):
-            chunk = [
-                t.encode("utf-8", "replace").decode("utf-8")
-                for t in texts[start : start + batch_size]
-            ]
+            chunk = [utf8_encodable(t) for t in texts[start : start + batch_size]]
             batch = tokenizer(
                 [query] * len(chunk),
                 chunk,

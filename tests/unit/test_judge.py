@@ -132,6 +132,15 @@ def test_a_chain_through_a_dropped_passage_leaves_and_the_rest_are_renumbered():
     assert stats["chains_judged_out"] == 1
 
 
+def test_without_add_above_the_judge_reads_only_what_it_may_drop():
+    judge = WordJudge()
+    held = [_passage(DOCS[0]), _passage(DOCS[2], "relevance")]
+    judged_evidence("Why?", DOCS, held, [], judge, drop_below=0.1, add_above=None)
+    assert judge.calls == [("Why?", [DOCS[2].text])]
+    judged_evidence("Why?", DOCS, held[:1], [], judge, drop_below=0.1, add_above=None)
+    assert len(judge.calls) == 1  # nothing it may change: no call
+
+
 def test_without_add_above_nothing_joins():
     passages, _ = judged_evidence(
         "Why?",

@@ -168,14 +168,19 @@ class SARGConfig:
             is checked by the evidence judge (``SARGPipeline(evidence_judge=...)``,
             default the shipped :class:`~sarg_integrations.judge.LearnedEvidenceJudge`):
             a passage relevance alone brought in leaves when scored below
-            ``judge_drop_below``; when no chain was found, a document scored above
-            ``judge_add_above`` joins (``selected_by="judge"``); the chains keep only
-            those running through the passages left
+            ``judge_drop_below``; a document scored above ``judge_add_above`` joins
+            (``selected_by="judge"``; beside chains, only when at least
+            :data:`~sarg_integrations.evidence.JOIN_RELEVANCE_SHARE` as relevant to the
+            question as the least relevant passage kept); the chains keep only those
+            running through the passages left
             (:func:`~sarg_integrations.evidence.judged_evidence`). On helper stories
-            written after the judge was trained, first runs pass 10 and 13 of 40 where
-            the structure alone passes 3 and 8 (sets p, q); ``False`` in :meth:`paper`.
-        judge_drop_below: The judge's score under which a passage leaves.
-        judge_add_above: The judge's score over which a document joins.
+            written after the judge was trained, first runs pass 20 and 19 of 40 where
+            the structure alone passes 19 and 14 (sets r, s); ``False`` in :meth:`paper`.
+        judge_drop_below: The judge's score under which a passage leaves. 0.5, the
+            judge's own decision boundary (0.1 until the thirty-second session): helper
+            sets o-q 54 of 120 (39 at 0.1), the team's stories 151 of 151 either way.
+        judge_add_above: The judge's score over which a document joins (0.95; 0.9, and
+            only with no chain, until the thirty-second session).
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:
             no deadline). Documents not extracted when it passes are listed in
             ``SARGResult.skipped_documents`` with the reason, and the run continues with
@@ -329,7 +334,7 @@ class SARGConfig:
         "--judge-drop-below and adds documents it scores above --judge-add-above",
     )
     judge_drop_below: float = _setting(
-        0.1,
+        0.5,
         "core",
         "a causal question's passage leaves the evidence when the judge scores it below P",
         low=0.0,
@@ -338,7 +343,7 @@ class SARGConfig:
         metavar="P",
     )
     judge_add_above: float = _setting(
-        0.9,
+        0.95,
         "core",
         "a document the structure left out joins a causal question's evidence when the "
         "judge scores it above P",

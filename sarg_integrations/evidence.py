@@ -82,6 +82,7 @@ __all__ = [
     "NO_ANCHORED_CHAINS",
     "NO_CHAINS_IN_EVIDENCE",
     "NO_EVENT_CHAINS",
+    "JOIN_RELEVANCE_SHARE",
     "JUDGED_SELECTIONS",
     "NO_JUDGED_CHAINS",
     "WEAK_ENTRY_MATCH",
@@ -578,6 +579,15 @@ passed 2 more of the 80 held-out helper stories (sets m, n, with a judge trained
 a-l) and 9 fewer of the team's 151."""
 
 
+JOIN_RELEVANCE_SHARE = 0.5
+"""Beside chains, a document the judge would add joins only when its relevance to the
+question is at least this share of the least relevant passage kept. The retrieved set
+may hold another story (the demo corpus holds two): the judge, trained on one-sentence
+steps, scored the sell-off's "margin calls" 0.99 for "What does a mutation in the GBA1
+gene ultimately lead to?". Without this floor the team's stories pass 150 of 151, with
+it 151; helper sets o-q 54 of 120 either way."""
+
+
 def judged_evidence(
     query: str,
     documents: Sequence[SourceDocument],
@@ -587,6 +597,7 @@ def judged_evidence(
     *,
     drop_below: float,
     add_above: float | None,
+    relevance: Mapping[str, float] | None = None,
     stats: dict[str, Any] | None = None,
 ) -> tuple[list[EvidencePassage], list[ReasoningChain]]:
     """A causal question's evidence as the judge checks it, and the chains it leaves.
@@ -596,9 +607,11 @@ def judged_evidence(
     no call). A passage relevance alone brought in
     (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, unless every passage
     would (the best scored stays); with ``add_above`` set, a document not in
-    ``evidence`` scored above it joins, best first (``selected_by="judge"``). A chain
-    stays only when every document it cites is still there; the passages are then
-    renumbered (:func:`backed_chains`).
+    ``evidence`` scored above it joins, best first (``selected_by="judge"``); with
+    ``relevance`` (document id → similarity to the question) given too, only one at
+    least :data:`JOIN_RELEVANCE_SHARE` as relevant as the least relevant passage kept.
+    A chain stays only when every document it cites is still there; the passages are
+    then renumbered (:func:`backed_chains`).
 
     Raises:
         InputError: The judge returned another number of scores than texts, or a score
@@ -621,7 +634,7 @@ def judged_evidence(
         [('d2', 'chain'), ('d1', 'judge')]
     """
     stats = {} if stats is None else stats
-    # Beside chains nothing joins: only the passages the judge may drop need its score.
+    # With nothing to join, only the passages the judge may drop need its score.
     droppable = {p.document_id for p in evidence if p.selected_by in JUDGED_SELECTIONS}
     scored = [
         d for d in documents if d.text.strip() and (add_above is not None or d.id in droppable)
@@ -650,8 +663,18 @@ def judged_evidence(
     held = {p.document_id for p in evidence}
     first_of_id = {d.id: d for d in reversed(scored)}  # a repeated id joins once, as its first
     candidates = [d for d in scored if first_of_id[d.id] is d and d.id not in held]
+    floor = None
+    if relevance is not None:
+        kept_relevance = [relevance[p.document_id] for p in kept if p.document_id in relevance]
+        floor = JOIN_RELEVANCE_SHARE * max(min(kept_relevance), 0.0) if kept_relevance else None
     joining = sorted(
-        (d for d in candidates if add_above is not None and by_id[d.id] > add_above),
+        (
+            d
+            for d in candidates
+            if add_above is not None
+            and by_id[d.id] > add_above
+            and (floor is None or (relevance or {}).get(d.id, floor) >= floor)
+        ),
         key=lambda d: -by_id[d.id],  # sorted() is stable: ties keep document order
     )
     added = [
@@ -999,15 +1022,14 @@ def compile_evidence(
             stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
             if causal and judge is not None and config.evidence_judge:
                 # The structure proposes, the judge disposes: a same-place fundraiser or
-                # a profile the relevance fill took leaves; with no chain to go by, a
-                # step no relation links joins. (Joining beside chains too passed 2 more
-                # of the 80 held-out helper stories, 6 fewer of the team's 151, and on
-                # ESTER added sentences until dense top-k at the same words held more
-                # answers: 100.0 vs 99.2 % with every passage judged.)
+                # a profile the relevance fill took leaves, and a step no relation links
+                # joins; beside chains, only when about as relevant as what they hold
+                # (another story may be in the retrieved set).
                 evidence, judged = judged_evidence(
                     query, documents, evidence, chains, judge,
                     drop_below=config.judge_drop_below,
-                    add_above=config.judge_add_above if fallback_reason is not None else None,
+                    add_above=config.judge_add_above,
+                    relevance=relevance if fallback_reason is None else None,
                     stats=stats,
                 )
                 if fallback_reason is None and chains and not judged:

@@ -25,7 +25,7 @@ from sarg_integrations.schema import (
 
 
 class WordJudge:
-    """Scores a text by the words it holds: 'sure' words 0.95, 'doubt' words 0.02, else 0.5."""
+    """Scores a text by the words it holds: 'sure' words 0.99, 'doubt' words 0.02, else 0.5."""
 
     def __init__(self, sure=(), doubt=()):
         self.sure, self.doubt, self.calls = sure, doubt, []
@@ -33,7 +33,7 @@ class WordJudge:
     def score(self, query, texts):
         self.calls.append((query, list(texts)))
         return [
-            0.95
+            0.99
             if any(w in t for w in self.sure)
             else 0.02
             if any(w in t for w in self.doubt)
@@ -261,13 +261,39 @@ def test_with_no_chain_a_sure_document_joins_with_its_reason():
     assert result.stats["evidence_judged_in"] == 1
 
 
-def test_beside_chains_no_document_joins():
-    # Joining beside chains added sentences on ESTER until dense top-k at the same words
-    # held more answers.
-    judge = WordJudge(sure=("fete",))
-    result = _pipeline(judge=judge).run("What does heavy rain cause?", STORY)
-    assert result.chains and "d3" not in [p.document_id for p in result.evidence]
-    assert result.stats["evidence_judged_in"] == 0
+def test_beside_chains_a_sure_document_joins_when_about_as_relevant_as_the_evidence():
+    held = [_passage(DOCS[0], chain_ids=(1,)), _passage(DOCS[1], chain_ids=(1,))]
+    relevance = {"rain": 0.6, "flood": 0.4, "museum": 0.25, "prices": 0.15}
+    sure = WordJudge(sure=("Oakridge museum", "Milk"))
+    passages, _ = judged_evidence(
+        "Why did the river flood?", DOCS, held, [_chain("rain", "flood")], sure,
+        drop_below=0.5, add_above=0.95, relevance=relevance,
+    )
+    # The floor is half the least relevant passage kept (0.4): the museum (0.25) joins,
+    # the milk prices (0.15), another story's step, do not.
+    assert [(p.document_id, p.selected_by) for p in passages] == [
+        ("rain", "chain"),
+        ("flood", "chain"),
+        ("museum", "judge"),
+    ]
+    passages, _ = judged_evidence(
+        "Why did the river flood?", DOCS, held, [_chain("rain", "flood")], sure,
+        drop_below=0.5, add_above=0.95,
+    )
+    assert [p.document_id for p in passages][2:] == ["museum", "prices"]  # no relevance: no floor
+
+
+def test_beside_chains_in_the_pipeline_a_sure_step_joins():
+    # No "-ed" word: the fill (events only, for a causal question) passes over it, and
+    # no triple links it to the chain's nodes.
+    step = {"id": "d5", "text": "Crop damage leaves valley farms short of feed."}
+    judge = WordJudge(sure=("short of feed",))
+    result = _pipeline(judge=judge).run("What does heavy rain cause?", [*STORY, step])
+    assert result.fallback_reason is None and result.chains
+    assert ("d5", "judge") in [(p.document_id, p.selected_by) for p in result.evidence]
+    assert result.stats["evidence_judged_in"] == 1
+    without = _pipeline(judge=WordJudge()).run("What does heavy rain cause?", [*STORY, step])
+    assert "d5" not in [p.document_id for p in without.evidence]
 
 
 def test_no_judge_on_a_question_asking_neither_way_nor_without_the_setting():
@@ -295,7 +321,7 @@ def test_a_judge_without_score_is_refused_by_name():
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"judge_drop_below": 0.95}, "judge_drop_below=0.95 is above judge_add_above=0.9"),
+        ({"judge_drop_below": 0.97}, "judge_drop_below=0.97 is above judge_add_above=0.95"),
         ({"judge_add_above": 1.5}, "judge_add_above=1.5 must be a number between 0.0 and 1.0"),
         ({"evidence_judge": "yes"}, "evidence_judge='yes' must be True or False"),
     ],

@@ -1,14 +1,15 @@
 """Train the evidence judge that ships in ``sarg_integrations/data/judge/``.
 
 The training stories are the team's (``benchmarks/data/causal_stories.jsonl`` and the
-demo corpus's questions) and the helper-written sets ``a``-``n`` of
-``benchmarks/data/causal_stories_untuned.jsonl``. Set ``o`` onward is never read here:
-those sets are the judge's held-out check (``bench_causal_stories.py``). The epoch is
-picked on a 10% story-level held-out share of the training stories.
+demo corpus's questions) and the helper-written sets ``a``-``s`` of
+``benchmarks/data/causal_stories_untuned.jsonl`` (``a``-``n`` until the thirty-second
+session). Set ``t`` onward is never read here: those sets are the judge's held-out check
+(``bench_causal_stories.py``). The epoch is picked on a 10% story-level held-out share of
+the training stories.
 
 Usage::
 
-    python benchmarks/train_shipped_judge.py   # about 10 min on 2 cores
+    python benchmarks/train_shipped_judge.py   # about 8 min on 2 cores
     python benchmarks/train_shipped_judge.py --out /tmp/j --max-steps 20   # a smoke run
 """
 
@@ -23,11 +24,11 @@ from sarg_integrations.judge.model import DEFAULT_JUDGE_DIR
 from sarg_integrations.judge.training import JudgeStory, train_judge
 
 HERE = Path(__file__).resolve().parent
-TRAINING_SETS = tuple("abcdefghijklmn")
+TRAINING_SETS = tuple("abcdefghijklmnopqrs")
 
 
 def training_stories() -> list[JudgeStory]:
-    """The team's stories and the helper sets a-n, as judge training stories."""
+    """The team's stories and the helper sets a-s, as judge training stories."""
     sys.path.insert(0, str(HERE))
     from bench_causal_stories import load_stories
 
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             "benchmarks/data/causal_stories_untuned.jsonl sets "
             + ",".join(TRAINING_SETS): "helper-written causal stories (this project's license)",
         },
-        "held_out_sets": "o onward (benchmarks/data/causal_stories_untuned.jsonl)",
+        "held_out_sets": "t onward (benchmarks/data/causal_stories_untuned.jsonl)",
     }
     report = train_judge(
         stories, args.out, epochs=args.epochs, max_steps=args.max_steps, log=print, info=info

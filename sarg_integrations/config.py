@@ -173,12 +173,15 @@ class SARGConfig:
             :data:`~sarg_integrations.evidence.JOIN_RELEVANCE_SHARE` as relevant to the
             question as the least relevant passage kept); the chains keep only those
             running through the passages left
-            (:func:`~sarg_integrations.evidence.judged_evidence`). On helper stories
-            written after the judge was trained, first runs pass 20 and 19 of 40 where
-            the structure alone passes 19 and 14 (sets r, s); ``False`` in :meth:`paper`.
+            (:func:`~sarg_integrations.evidence.judged_evidence`). Not asked what may
+            follow (:func:`~sarg_integrations.evidence.asks_what_may_follow`). On helper
+            stories written after the judge was trained, first runs pass 33 and 25 of 40
+            where the thirty-first session's default passed 23 and 15 (sets t, u);
+            ``False`` in :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves. 0.5, the
             judge's own decision boundary (0.1 until the thirty-second session): helper
-            sets o-q 54 of 120 (39 at 0.1), the team's stories 151 of 151 either way.
+            sets o-q 54 of 120 (39 at 0.1) with the thirty-first session's judge, the
+            team's stories 151 of 151 either way.
         judge_add_above: The judge's score over which a document joins (0.95; 0.9, and
             only with no chain, until the thirty-second session).
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:

@@ -93,6 +93,7 @@ __all__ = [
     "asks_for_a_causal_link",
     "asks_to_compare",
     "asks_what_happened",
+    "asks_what_may_follow",
     "compares_related_things",
     "fill_follows_bridges",
     "backed_chains",
@@ -384,6 +385,44 @@ def asks_what_happened(query: str) -> bool:
     return _PAST_QUESTION.search(query) is not None and not asks_why_of_a_state(query)
 
 
+# "What might happen if …", "What may the Justice Department do if …", "What effect will
+# … have?", "What is more likely if …": the modal right after "what" (a word or two of
+# subject between at most), lower-case so that "What happened in May?" asks no such thing.
+_WHAT_MAY_FOLLOW = re.compile(
+    r"^\W*(?:if\b[^?]*,\s*)?what\s+(?:(?:\w+\s+){0,2}?(?-i:may|might|will|would|could|shall)\b"
+    r"|(?:is|are|was|were)\s+(?:(?:more|most|not|also|still)\s+)?"
+    r"(?:likely|expected|going\s+to)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_what_may_follow(query: str) -> bool:
+    """Whether ``query`` asks what may, will or would follow (or might have caused
+    something), not what did.
+
+    Its answer may be a plan, a warning or a likely outcome, which a story of what
+    happened holds as a distractor: the evidence judge, trained on such stories, is not
+    asked (on ESTER it scored "… should also help clear the way for the Justice
+    Department to … transfer custody of the child" 0.12 for "What may the Justice
+    Department do if Gonzales travels to the United States?").
+
+    Example:
+        >>> asks_what_may_follow("What might happen if the talks fail?")
+        True
+        >>> asks_what_may_follow("If the party had won 10 percent, what would have happened?")
+        True
+        >>> asks_what_may_follow("What is more likely if Saddam Hussein doesn't seek peace?")
+        True
+        >>> asks_what_may_follow("What happened in May after the flood?")
+        False
+        >>> asks_what_may_follow("Why will there be no bonfire display this year?")
+        False
+        >>> asks_what_may_follow("What is behind the expected shortfall in grapes?")
+        False
+    """
+    return _WHAT_MAY_FOLLOW.search(query) is not None
+
+
 # "What does X lead to?", "How do rates affect Y?": effects asked in the present simple.
 _GENERAL_EFFECTS = re.compile(
     r"^\W*(?:(?:what|which\s+\w+)\s+(?:does|do)\b"
@@ -584,8 +623,8 @@ JOIN_RELEVANCE_SHARE = 0.5
 question is at least this share of the least relevant passage kept. The retrieved set
 may hold another story (the demo corpus holds two): the judge, trained on one-sentence
 steps, scored the sell-off's "margin calls" 0.99 for "What does a mutation in the GBA1
-gene ultimately lead to?". Without this floor the team's stories pass 150 of 151, with
-it 151; helper sets o-q 54 of 120 either way."""
+gene ultimately lead to?". Without this floor the team's stories passed 150 of 151, with
+it 151; helper sets o-q 54 of 120 either way (the thirty-first session's judge)."""
 
 
 def judged_evidence(
@@ -1020,7 +1059,10 @@ def compile_evidence(
             if chained or causal:
                 evidence += onward_evidence(documents, evidence, triples, direction)
             stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
-            if causal and judge is not None and config.evidence_judge:
+            if (
+                causal and judge is not None and config.evidence_judge
+                and not asks_what_may_follow(query)
+            ):
                 # The structure proposes, the judge disposes: a same-place fundraiser or
                 # a profile the relevance fill took leaves, and a step no relation links
                 # joins; beside chains, only when about as relevant as what they hold

@@ -429,13 +429,19 @@ def test_story_ids_are_unique() -> None:
 # 39 -> 54, the team's 151 kept. Sets r and s (40 each), written by helpers that saw no
 # code at that session's start, passed 19 and 14 on its starting code and 20 and 19 with
 # the new thresholds, first runs (their tallies were printed beside the grid's, the
-# thresholds picked on the other sets).
+# thresholds picked on the other sets). The judge was then retrained on the team's
+# stories and sets a-s (931 stories), so from then on those sets are its training data:
+# a-n 432 -> 447 (b 47 -> 45, c 29 -> 28, g 33 -> 32: the judge's new readings), o-s 93 ->
+# 134. Sets t and u (40 each), written by helpers that saw no code before that retraining
+# and never read by it, passed 23 and 15 on that session's starting code, 28 and 16 with
+# the new thresholds and 33 and 25 with the retrained judge, all first runs.
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 47, "b": 47, "c": 29, "d": 32, "e": 35, "f": 27, "g": 33, "h": 29, "i": 26, "j": 29,
-    "k": 26, "l": 24, "m": 23, "n": 25, "o": 19, "p": 15, "q": 20, "r": 20, "s": 19,
+    "a": 47, "b": 45, "c": 28, "d": 32, "e": 35, "f": 29, "g": 32, "h": 29, "i": 27, "j": 31,
+    "k": 31, "l": 25, "m": 28, "n": 28, "o": 25, "p": 23, "q": 27, "r": 31, "s": 28, "t": 33,
+    "u": 25,
 }
 
 

@@ -36,6 +36,7 @@ from sarg_integrations.evidence import (
     asks_general_effects,
     asks_to_compare,
     asks_what_happened,
+    asks_what_may_follow,
     worded_direction,
     asks_why_of_a_state,
     chains_told_as_events,
@@ -557,6 +558,31 @@ def test_asks_why_of_a_state(query, state):
 )
 def test_asks_what_happened(query, happened):
     assert asks_what_happened(query) is happened
+
+
+@pytest.mark.parametrize(
+    ("query", "may_follow"),
+    [
+        ("What may the Justice Department do if Gonzales travels to the United States?", True),
+        ("What might happen as a result of the convictions being ruled to stand?", True),
+        ("What effect will the death of Turkes have?", True),
+        ("What likely effect could Sino-Russian cooperation have on the oil industry?", True),
+        ("If Turkes' party had received 10 percent of the vote, what would have happened?", True),
+        ("What is expected for Israel to do if Europe continues the boycott?", True),
+        ("What is going to happen if the court edict fails?", True),
+        ("What might have contributed to Saturday's gas blast?", True),
+        # What happened, or why something will be so: the judge's stories.
+        ("What happened in May after the flood?", False),
+        ("What caused the flood in May?", False),
+        ("Why will there be no pantomime at the Alder Playhouse this Christmas?", False),
+        ("What led to the announcement that the Ystrad factory will close?", False),
+        ("What is behind the expected shortfall in Kowhai Valley grapes this year?", False),
+        ("What was caused by fears that the United States might shift course?", False),
+        ("Why could shoppers across Keldmark only pay in cash on Saturday?", False),
+    ],
+)
+def test_asks_what_may_follow(query, may_follow):
+    assert asks_what_may_follow(query) is may_follow
 
 
 def _hop(source, target, *sentences):

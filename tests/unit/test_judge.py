@@ -308,6 +308,16 @@ def test_no_judge_on_a_question_asking_neither_way_nor_without_the_setting():
     assert judge.calls == []
 
 
+def test_no_judge_on_a_question_asking_what_may_follow():
+    # Trained on stories of what happened, where a plan is a distractor, the judge is
+    # not asked what may or will follow.
+    judge = WordJudge(doubt=("rain",))
+    _pipeline(judge=judge).run("What might heavy rain cause?", STORY)
+    assert judge.calls == []
+    _pipeline(judge=judge).run("What did heavy rain cause?", STORY)
+    assert len(judge.calls) == 1
+
+
 def test_the_default_judge_is_the_shipped_one_unless_switched_off():
     assert isinstance(_pipeline().evidence_judge, LearnedEvidenceJudge)
     assert _pipeline(SARGConfig(evidence_judge=False)).evidence_judge is None

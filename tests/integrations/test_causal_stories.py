@@ -434,14 +434,17 @@ def test_story_ids_are_unique() -> None:
 # a-n 432 -> 447 (b 47 -> 45, c 29 -> 28, g 33 -> 32: the judge's new readings), o-s 93 ->
 # 134. Sets t and u (40 each), written by helpers that saw no code before that retraining
 # and never read by it, passed 23 and 15 on that session's starting code, 28 and 16 with
-# the new thresholds and 33 and 25 with the retrained judge, all first runs.
+# the new thresholds and 33 and 25 with the retrained judge, all first runs. Sets v, w, x
+# and y (40 each), written later in that session by four more helpers, passed 25, 25, 25
+# and 28 on their first runs with that judge; a judge retrained on a-s and v-y as well
+# passed only 26 and 21 of t and u, so it was not shipped and v-y stay held out.
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
     "a": 47, "b": 45, "c": 28, "d": 32, "e": 35, "f": 29, "g": 32, "h": 29, "i": 27, "j": 31,
     "k": 31, "l": 25, "m": 28, "n": 28, "o": 25, "p": 23, "q": 27, "r": 31, "s": 28, "t": 33,
-    "u": 25,
+    "u": 25, "v": 25, "w": 25, "x": 25, "y": 28,
 }
 
 

@@ -702,17 +702,17 @@ def judged_evidence(
     held = {p.document_id for p in evidence}
     first_of_id = {d.id: d for d in reversed(scored)}  # a repeated id joins once, as its first
     candidates = [d for d in scored if first_of_id[d.id] is d and d.id not in held]
-    floor = None
+    too_far: set[str] = set()  # beside chains, less relevant than the floor
     if relevance is not None:
         kept_relevance = [relevance[p.document_id] for p in kept if p.document_id in relevance]
-        floor = JOIN_RELEVANCE_SHARE * max(min(kept_relevance), 0.0) if kept_relevance else None
+        if kept_relevance:
+            floor = JOIN_RELEVANCE_SHARE * max(min(kept_relevance), 0.0)
+            too_far = {d.id for d in candidates if relevance.get(d.id, floor) < floor}
     joining = sorted(
         (
             d
             for d in candidates
-            if add_above is not None
-            and by_id[d.id] > add_above
-            and (floor is None or (relevance or {}).get(d.id, floor) >= floor)
+            if add_above is not None and by_id[d.id] > add_above and d.id not in too_far
         ),
         key=lambda d: -by_id[d.id],  # sorted() is stable: ties keep document order
     )

@@ -171,12 +171,13 @@ class SARGConfig:
             ``judge_drop_below``; a document scored above ``judge_add_above`` joins
             (``selected_by="judge"``; beside chains, only when at least
             :data:`~sarg_integrations.evidence.JOIN_RELEVANCE_SHARE` as relevant to the
-            question as the least relevant passage kept); the chains keep only those
-            running through the passages left
+            question as the least relevant passage kept; never one that tells another
+            event, :func:`~sarg_integrations.links.tells_another_event`); the chains
+            keep only those running through the passages left
             (:func:`~sarg_integrations.evidence.judged_evidence`). Not asked what may
             follow (:func:`~sarg_integrations.evidence.asks_what_may_follow`). On helper
-            stories written after the judge was trained, first runs pass 33 and 25 of 40
-            where the thirty-first session's default passed 23 and 15 (sets t, u);
+            stories written after the judge was trained, sets t and u pass 34 and 28 of
+            40 where the thirty-first session's default passed 23 and 15;
             ``False`` in :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves. 0.5, the
             judge's own decision boundary (0.1 until the thirty-second session): helper

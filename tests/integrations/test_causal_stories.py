@@ -438,13 +438,21 @@ def test_story_ids_are_unique() -> None:
 # and y (40 each), written later in that session by four more helpers, passed 25, 25, 25
 # and 28 on their first runs with that judge; a judge retrained on a-s and v-y as well
 # passed only 26 and 21 of t and u, so it was not shipped and v-y stay held out.
+# In the thirty-third session sets z and za (40 each; za asked for tempting distractors
+# sharing the question's words and dates) were written by two more helpers that saw no
+# code and passed 28 and 14 on their first runs, on that session's starting code. The
+# judge then stopped adding a document that tells another event ("Separately, ...") and
+# joined beside chains at a fifth of the least relevant kept passage's relevance, not
+# half (a story's first cause often shares little with the question): t-y 161 -> 167,
+# z 28 -> 30, za 14 -> 15, a-n 447 -> 457, o-s 134 -> 138, the team's 151 kept; x lost
+# one story (25 -> 24: a sure same-place distractor now joins) and v one while gaining three.
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 47, "b": 45, "c": 28, "d": 32, "e": 35, "f": 29, "g": 32, "h": 29, "i": 27, "j": 31,
-    "k": 31, "l": 25, "m": 28, "n": 28, "o": 25, "p": 23, "q": 27, "r": 31, "s": 28, "t": 33,
-    "u": 25, "v": 25, "w": 25, "x": 25, "y": 28,
+    "a": 47, "b": 45, "c": 29, "d": 34, "e": 35, "f": 30, "g": 34, "h": 30, "i": 27, "j": 32,
+    "k": 32, "l": 25, "m": 28, "n": 29, "o": 26, "p": 23, "q": 27, "r": 34, "s": 28, "t": 34,
+    "u": 28, "v": 27, "w": 26, "x": 24, "y": 28, "z": 30, "za": 15,
 }
 
 

@@ -263,14 +263,14 @@ def test_with_no_chain_a_sure_document_joins_with_its_reason():
 
 def test_beside_chains_a_sure_document_joins_when_about_as_relevant_as_the_evidence():
     held = [_passage(DOCS[0], chain_ids=(1,)), _passage(DOCS[1], chain_ids=(1,))]
-    relevance = {"rain": 0.6, "flood": 0.4, "museum": 0.25, "prices": 0.15}
+    relevance = {"rain": 0.6, "flood": 0.4, "museum": 0.1, "prices": 0.05}
     sure = WordJudge(sure=("Oakridge museum", "Milk"))
     passages, _ = judged_evidence(
         "Why did the river flood?", DOCS, held, [_chain("rain", "flood")], sure,
         drop_below=0.5, add_above=0.95, relevance=relevance,
     )
-    # The floor is half the least relevant passage kept (0.4): the museum (0.25) joins,
-    # the milk prices (0.15), another story's step, do not.
+    # The floor is a fifth of the least relevant passage kept (0.4): the museum (0.1)
+    # joins, the milk prices (0.05), another story's step, do not.
     assert [(p.document_id, p.selected_by) for p in passages] == [
         ("rain", "chain"),
         ("flood", "chain"),
@@ -281,6 +281,23 @@ def test_beside_chains_a_sure_document_joins_when_about_as_relevant_as_the_evide
         drop_below=0.5, add_above=0.95,
     )
     assert [p.document_id for p in passages][2:] == ["museum", "prices"]  # no relevance: no floor
+
+
+def test_a_document_telling_another_event_never_joins():
+    separate = SourceDocument("fair", "Separately, the Oakridge museum announced a new wing.")
+    sure = WordJudge(sure=("Oakridge museum",))
+    for chains, held in (([], []), ([_chain("flood")], [_passage(DOCS[1], chain_ids=(1,))])):
+        passages, _ = judged_evidence(
+            "Why did the river flood?", [*DOCS, separate], held, chains, sure,
+            drop_below=0.5, add_above=0.95,
+        )
+        assert [p.document_id for p in passages if p.selected_by == "judge"] == ["museum"]
+    # Unless the question asks about such an event itself.
+    passages, _ = judged_evidence(
+        "Why was a separate wing announced?", [*DOCS, separate], [], [], sure,
+        drop_below=0.5, add_above=0.95,
+    )
+    assert [p.document_id for p in passages] == ["museum", "fair"]
 
 
 def test_beside_chains_in_the_pipeline_a_sure_step_joins():

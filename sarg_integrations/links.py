@@ -369,26 +369,33 @@ def _stems(words: Iterable[str]) -> Iterator[str]:
 
 
 def event_words(name: str) -> frozenset[str]:
-    """:func:`node_words` less the words of names (capitalised after the first word).
+    """:func:`node_words` less the words of names (capitalised after the first word, and
+    the first word too when the next one is capitalised).
 
     The document stating an asked event is found by what happened; a shared place or
     company name does not make it ("the cyberattack on *Oslin's* transit company" / "the
-    first trams in *Oslin* were pulled by horses").
+    first trams in *Oslin* were pulled by horses"; "*Kelsall* Rovers Women won the county
+    cup" / "Kelsall Rovers docked").
 
     Example:
         >>> sorted(event_words("A cyberattack on the Oslin transit company"))
         ['compani', 'cyberattack', 'transit']
         >>> sorted(event_words("Commuters switched to cars"))
         ['car', 'commut', 'switch']
+        >>> sorted(event_words("Kelsall Rovers Women won the county cup"))
+        ['counti', 'cup', 'win', 'won']
     """
     return frozenset(_stems(_event_content(name)))
 
 
 def _event_content(name: str) -> list[str]:
     """The content words of ``name`` (:func:`_content`) less the words of names
-    (capitalised after the first word)."""
-    first = next(iter(_text.words(name)), None)
-    return [w for w in _content(name) if w == first or not w[:1].isupper()]
+    (capitalised after the first word, and the first word too when the next one is
+    capitalised: "*Kelsall* Rovers Women won the county cup")."""
+    words = list(_text.words(name))
+    first = words[0] if words else None
+    opens_name = len(words) > 1 and words[1][:1].isupper()
+    return [w for w in _content(name) if (w == first and not opens_name) or not w[:1].isupper()]
 
 
 # A cause naming how a thing came about: "an *outbreak of* varroa mites", "the *arrival

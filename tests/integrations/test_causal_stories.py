@@ -446,13 +446,15 @@ def test_story_ids_are_unique() -> None:
 # half (a story's first cause often shares little with the question): t-y 161 -> 167,
 # z 28 -> 30, za 14 -> 15, a-n 447 -> 457, o-s 134 -> 138, the team's 151 kept; x lost
 # one story (25 -> 24: a sure same-place distractor now joins) and v one while gaining three.
+# Then a name opening a text ("Kelsall Rovers Women won the county cup") stopped counting
+# as a word of what happened: c, i, j, p, r and za gained one story each, none lost.
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 47, "b": 45, "c": 29, "d": 34, "e": 35, "f": 30, "g": 34, "h": 30, "i": 27, "j": 32,
-    "k": 32, "l": 25, "m": 28, "n": 29, "o": 26, "p": 23, "q": 27, "r": 34, "s": 28, "t": 34,
-    "u": 28, "v": 27, "w": 26, "x": 24, "y": 28, "z": 30, "za": 15,
+    "a": 47, "b": 45, "c": 30, "d": 34, "e": 35, "f": 30, "g": 34, "h": 30, "i": 28, "j": 33,
+    "k": 32, "l": 25, "m": 28, "n": 29, "o": 26, "p": 24, "q": 27, "r": 35, "s": 28, "t": 34,
+    "u": 28, "v": 27, "w": 26, "x": 24, "y": 28, "z": 30, "za": 16,
 }
 
 

@@ -3007,3 +3007,31 @@ def test_asked_why_of_a_dated_event_a_cause_dated_that_year_is_filled():
 def test_a_possessive_names_no_same_event(a, b, same):
     assert names_same_event(a, b) is same
     assert "s" not in event_words(a) and "s" not in node_words(a)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # A name opening the text is a name: "Kelsall" is no word of what happened.
+        ("Kelsall Rovers Women won the county cup", {"counti", "cup", "win", "won"}),
+        ("Kelsall Rovers docked", {"dock"}),
+        # A lone capitalised first word is the sentence's start, not a name.
+        ("Heavy rain fell", {"fall", "fell", "heavi", "rain"}),
+        ("A cyberattack on the Oslin transit company", {"compani", "cyberattack", "transit"}),
+    ],
+)
+def test_event_words_leave_out_a_name_that_opens_the_text(text, words):
+    assert event_words(text) == words
+
+
+def test_a_same_club_document_states_no_open_cause_by_the_clubs_name():
+    # "Kelsall Rovers docked" is where the story of the points deduction starts; the
+    # women's team winning a cup shares only the club's name with it.
+    triples = [Triple("Kelsall Rovers docked", "causes", "Kelsall Rovers relegated",
+                      document_id="relegated")]
+    docs = [
+        SourceDocument("docked", "Kelsall Rovers were docked 12 points by the league."),
+        SourceDocument("relegated", "Kelsall Rovers were relegated on the final day."),
+        SourceDocument("cup", "Kelsall Rovers Women won the county cup on Sunday."),
+    ]
+    assert documents_stating_open_causes(["relegated"], triples, docs) == ["docked"]

@@ -707,12 +707,7 @@ def judged_evidence(
     ]
     held = {p.document_id for p in evidence}
     first_of_id = {d.id: d for d in reversed(scored)}  # a repeated id joins once, as its first
-    # A document telling itself apart from the asked story ("Separately, the trust
-    # announced …", "A separate trial …") is no step the structure missed.
-    candidates = [
-        d for d in scored
-        if first_of_id[d.id] is d and d.id not in held and not tells_another_event(d.text, query)
-    ]
+    candidates = [d for d in scored if first_of_id[d.id] is d and d.id not in held]
     too_far: set[str] = set()  # beside chains, less relevant than the floor
     if relevance is not None:
         kept_relevance = [relevance[p.document_id] for p in kept if p.document_id in relevance]
@@ -723,7 +718,12 @@ def judged_evidence(
         (
             d
             for d in candidates
-            if add_above is not None and by_id[d.id] > add_above and d.id not in too_far
+            if add_above is not None
+            and by_id[d.id] > add_above
+            and d.id not in too_far
+            # A document telling itself apart from the asked story ("Separately, the
+            # trust announced …", "A separate trial …") is no step the structure missed.
+            and not tells_another_event(d.text, query)
         ),
         key=lambda d: -by_id[d.id],  # sorted() is stable: ties keep document order
     )

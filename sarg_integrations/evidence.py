@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -610,12 +610,16 @@ NO_JUDGED_CHAINS = (
 
 
 JUDGED_SELECTIONS = ("relevance", "bridge")
-"""The passages the evidence judge may drop: those relevance alone brought in. A chain's
-documents and those linked to it stand: the judge reads one document at a time, and a
-story's first cause often shares no word with the question ("Air pollution reached
-record levels" for "Why did the council ban cars?"). Judging every passage instead
-passed 2 more of the 80 held-out helper stories (sets m, n, with a judge trained on sets
-a-l) and 9 fewer of the team's 151."""
+"""The passages the evidence judge drops below ``judge_drop_below``: those relevance
+alone brought in. A chain's documents and those linked to it stand: the judge reads one
+document at a time, and a story's first cause often shares no word with the question
+("Air pollution reached record levels" for "Why did the council ban cars?"). Judging
+every passage instead passed 2 more of the 80 held-out helper stories (sets m, n, with a
+judge trained on sets a-l) and 9 fewer of the team's 151. Since the thirty-fourth
+session a document that only a shared node of an extracted triple linked
+(:func:`linked_evidence`, :func:`onward_evidence`) leaves below the lower
+``judge_drop_linked_below`` (``judged_evidence(..., linked=)``); one found as a step's
+stated source, as the asked event's story or continuing a held one stands."""
 
 
 JOIN_RELEVANCE_SHARE = 0.2
@@ -641,14 +645,19 @@ def judged_evidence(
     drop_below: float,
     add_above: float | None,
     relevance: Mapping[str, float] | None = None,
+    linked: Collection[str] = (),
+    drop_linked_below: float = 0.0,
     stats: dict[str, Any] | None = None,
 ) -> tuple[list[EvidencePassage], list[ReasoningChain]]:
     """A causal question's evidence as the judge checks it, and the chains it leaves.
 
     The judge scores, once, each non-empty document it may change: the passages
-    relevance alone brought in, and with ``add_above`` set every document (none asked,
-    no call). A passage relevance alone brought in
-    (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, unless every passage
+    relevance alone brought in and the ``linked`` ones, and with ``add_above`` set every
+    document (none asked, no call). A passage relevance alone brought in
+    (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, and so does a
+    ``selected_by="linked"`` passage whose id is in ``linked`` (the documents only a
+    shared node of an extracted triple linked to the evidence) scored below
+    ``drop_linked_below``, unless every passage
     would (the best scored stays); with ``add_above`` set, a document not in
     ``evidence`` scored above it joins, best first (``selected_by="judge"``), unless it
     tells another event than the asked one
@@ -681,8 +690,17 @@ def judged_evidence(
     stats = {} if stats is None else stats
     # With nothing to join, only the passages the judge may drop need its score.
     droppable = {p.document_id for p in evidence if p.selected_by in JUDGED_SELECTIONS}
+    # A link through the extractor's reading of a sentence is only as good as the
+    # reading ("… opened on Tuesday, adding 1,200 spaces"): the judge checks it, with a
+    # lower bar than for what relevance alone brought in.
+    unlinkable = {
+        p.document_id for p in evidence if p.selected_by == "linked" and p.document_id in linked
+    } - droppable
     scored = [
-        d for d in documents if d.text.strip() and (add_above is not None or d.id in droppable)
+        d
+        for d in documents
+        if d.text.strip()
+        and (add_above is not None or d.id in droppable or d.id in unlinkable)
     ]
     scores = list(judge.score(query, [d.text for d in scored])) if scored else []
     if len(scores) != len(scored):
@@ -701,9 +719,10 @@ def judged_evidence(
             )
             raise InputError(msg)
         by_id.setdefault(doc.id, float(value))
+    bar = dict.fromkeys(unlinkable, drop_linked_below) | dict.fromkeys(droppable, drop_below)
     kept = [
         p for p in evidence
-        if p.document_id not in droppable or by_id.get(p.document_id, 1.0) >= drop_below
+        if p.document_id not in bar or by_id.get(p.document_id, 1.0) >= bar[p.document_id]
     ]
     held = {p.document_id for p in evidence}
     first_of_id = {d.id: d for d in reversed(scored)}  # a repeated id joins once, as its first
@@ -911,6 +930,7 @@ def compile_evidence(
     else:
         asked_event: list[EvidencePassage] = []
         antecedents: dict[str, str] | None = None
+        triple_linked: set[str] = set()  # what only a shared triple node brought in
         happened = budget is not None and asks_what_happened(query)
         if happened:
             # Background is no step of what happened: it neither carries a chain nor
@@ -990,10 +1010,12 @@ def compile_evidence(
                 evidence += continued_evidence(
                     documents, evidence, direction, antecedents or {}
                 )
-                evidence += linked_evidence(
+                found = linked_evidence(
                     documents, evidence, triples, direction, embedder,
                     starts=starts, event_reader=event_reader,
                 )
+                triple_linked.update(p.document_id for p in found)
+                evidence += found
                 evidence += source_evidence(
                     documents, evidence, triples, direction, starts, event_reader
                 )
@@ -1068,7 +1090,9 @@ def compile_evidence(
                 budget_tokens=tokens, relevance=fill_relevance, bridges=bridges and not causal,
             )
             if chained or causal:
-                evidence += onward_evidence(documents, evidence, triples, direction)
+                found = onward_evidence(documents, evidence, triples, direction)
+                triple_linked.update(p.document_id for p in found)
+                evidence += found
             stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
             if (
                 causal and judge is not None and config.evidence_judge
@@ -1083,6 +1107,8 @@ def compile_evidence(
                     drop_below=config.judge_drop_below,
                     add_above=config.judge_add_above,
                     relevance=relevance if fallback_reason is None else None,
+                    linked=triple_linked,
+                    drop_linked_below=config.judge_drop_linked_below,
                     stats=stats,
                 )
                 if fallback_reason is None and chains and not judged:

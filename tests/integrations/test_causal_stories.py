@@ -448,13 +448,20 @@ def test_story_ids_are_unique() -> None:
 # one story (25 -> 24: a sure same-place distractor now joins) and v one while gaining three.
 # Then a name opening a text ("Kelsall Rovers Women won the county cup") stopped counting
 # as a word of what happened: c, i, j, p, r and za gained one story each, none lost.
+# In the thirty-fourth session a document that only a shared node of an extracted triple
+# linked to the evidence left when the judge scored it below 0.05 (its steps so linked
+# score 0.07 or more): t-y 167 -> 173 (v, w, x +1, y +3), a-n 460 -> 469, o-s 140 -> 145,
+# z, za and the team's 151 kept, none lost. Set zb (40; its helper, who saw no code, was
+# asked for steps linked only by world knowledge in many stories and tempting
+# distractors in at least 15) was written then: first runs 17 on that session's starting
+# code and 18 on its final code.
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 47, "b": 45, "c": 30, "d": 34, "e": 35, "f": 30, "g": 34, "h": 30, "i": 28, "j": 33,
-    "k": 32, "l": 25, "m": 28, "n": 29, "o": 26, "p": 24, "q": 27, "r": 35, "s": 28, "t": 34,
-    "u": 28, "v": 27, "w": 26, "x": 24, "y": 28, "z": 30, "za": 16,
+    "a": 48, "b": 47, "c": 32, "d": 34, "e": 35, "f": 30, "g": 34, "h": 30, "i": 28, "j": 33,
+    "k": 32, "l": 28, "m": 28, "n": 30, "o": 27, "p": 27, "q": 28, "r": 35, "s": 28, "t": 34,
+    "u": 28, "v": 28, "w": 27, "x": 25, "y": 31, "z": 30, "za": 16, "zb": 18,
 }
 
 

@@ -109,6 +109,36 @@ def test_only_what_relevance_brought_in_is_judged():
     assert len(chains) == 1
 
 
+def test_a_document_only_a_triple_linked_leaves_below_the_lower_bar():
+    held = [
+        _passage(DOCS[1], chain_ids=(1,)),
+        _passage(DOCS[2], "linked"),
+        _passage(DOCS[0], "linked"),
+    ]
+    judge = WordJudge(doubt=("museum", "Heavy", "river"))  # each scored 0.02
+    stats = {}
+    passages, chains = judged_evidence(
+        "Why did the river flood?", DOCS, held, [_chain("flood")], judge,
+        drop_below=0.5, add_above=None, linked={"museum", "flood"}, drop_linked_below=0.05,
+        stats=stats,
+    )
+    # The museum, linked only by a triple's node, leaves; the rain, linked otherwise
+    # (its stated source), and the chain's flood stand, whatever their scores.
+    assert [(p.document_id, p.selected_by) for p in passages] == [
+        ("flood", "chain"),
+        ("rain", "linked"),
+    ]
+    assert len(chains) == 1 and stats["evidence_judged_out"] == 1
+    assert judge.calls == [("Why did the river flood?", [DOCS[2].text])]
+    # Scored at the bar or above, it stays; and nothing is dropped by the bar alone.
+    for bar in (0.02, 0.0):
+        passages, _ = judged_evidence(
+            "Why did the river flood?", DOCS, held, [_chain("flood")], judge,
+            drop_below=0.5, add_above=None, linked={"museum"}, drop_linked_below=bar,
+        )
+        assert [p.document_id for p in passages] == ["flood", "museum", "rain"]
+
+
 def test_a_chain_through_a_dropped_passage_leaves_and_the_rest_are_renumbered():
     # Relevance-picked passages carry chain numbers when the budget backs chains by them.
     held = [
@@ -313,6 +343,28 @@ def test_beside_chains_in_the_pipeline_a_sure_step_joins():
     assert "d5" not in [p.document_id for p in without.evidence]
 
 
+def test_in_the_pipeline_a_triple_linked_document_the_judge_rules_out_leaves():
+    # "Oakridge Farm causes river flooding" shares the chain's node "river flooding":
+    # linked_evidence brings it in, and the judge, sure it is no step, takes it out.
+    linked = {"id": "d5", "text": "Oakridge Farm causes river flooding."}
+    question = "What does heavy rain cause?"
+    kept = _pipeline(judge=WordJudge()).run(question, [*STORY, linked])
+    assert ("d5", "linked") in [(p.document_id, p.selected_by) for p in kept.evidence]
+    doubted = _pipeline(judge=WordJudge(doubt=("Farm",))).run(question, [*STORY, linked])
+    assert [p.document_id for p in doubted.evidence] == ["d1", "d2"]
+    assert doubted.stats["evidence_judged_out"] == 1
+    off = SARGConfig(similarity_threshold=0.6, judge_drop_linked_below=0.0)
+    assert "d5" in [p.document_id for p in _pipeline(off, WordJudge(doubt=("Farm",))).run(
+        question, [*STORY, linked]
+    ).evidence]
+    # A document found as a step's stated source stands, doubted or not.
+    source = {"id": "d5", "text": "The Oakridge fete raised money for river flooding relief."}
+    result = _pipeline(judge=WordJudge(doubt=("fete",))).run(
+        "What caused crop damage?", [*STORY, source]
+    )
+    assert ("d5", "linked") in [(p.document_id, p.selected_by) for p in result.evidence]
+
+
 def test_no_judge_on_a_question_asking_neither_way_nor_without_the_setting():
     judge = WordJudge(doubt=("rain",))
     _pipeline(judge=judge).run("Who owns Oakridge Farm?", STORY)
@@ -350,6 +402,10 @@ def test_a_judge_without_score_is_refused_by_name():
     [
         ({"judge_drop_below": 0.97}, "judge_drop_below=0.97 is above judge_add_above=0.95"),
         ({"judge_add_above": 1.5}, "judge_add_above=1.5 must be a number between 0.0 and 1.0"),
+        (
+            {"judge_drop_linked_below": -0.1},
+            r"judge_drop_linked_below=-0.1 must be a number between 0.0 and 1.0",
+        ),
         ({"evidence_judge": "yes"}, "evidence_judge='yes' must be True or False"),
     ],
 )

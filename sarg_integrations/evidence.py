@@ -690,17 +690,18 @@ def judged_evidence(
     stats = {} if stats is None else stats
     # With nothing to join, only the passages the judge may drop need its score.
     droppable = {p.document_id for p in evidence if p.selected_by in JUDGED_SELECTIONS}
-    # A link through the extractor's reading of a sentence is only as good as the
-    # reading ("… opened on Tuesday, adding 1,200 spaces"): the judge checks it, with a
-    # lower bar than for what relevance alone brought in.
-    unlinkable = {
+    # A shared phrase is no shared story ("A cargo ship ran aground in the Veyra Canal in
+    # 2017, blocking traffic" for "Why are fewer tankers passing through the Veyra
+    # Canal?"): the judge checks such a link, with a lower bar than what relevance
+    # alone brought in, since the steps it finds score 0.07 or more.
+    triple_links = {
         p.document_id for p in evidence if p.selected_by == "linked" and p.document_id in linked
     } - droppable
     scored = [
         d
         for d in documents
         if d.text.strip()
-        and (add_above is not None or d.id in droppable or d.id in unlinkable)
+        and (add_above is not None or d.id in droppable or d.id in triple_links)
     ]
     scores = list(judge.score(query, [d.text for d in scored])) if scored else []
     if len(scores) != len(scored):
@@ -719,7 +720,7 @@ def judged_evidence(
             )
             raise InputError(msg)
         by_id.setdefault(doc.id, float(value))
-    bar = dict.fromkeys(unlinkable, drop_linked_below) | dict.fromkeys(droppable, drop_below)
+    bar = dict.fromkeys(triple_links, drop_linked_below) | dict.fromkeys(droppable, drop_below)
     kept = [
         p for p in evidence
         if p.document_id not in bar or by_id.get(p.document_id, 1.0) >= bar[p.document_id]

@@ -696,12 +696,11 @@ def judged_evidence(
     # alone brought in, since the steps it finds score 0.07 or more.
     triple_links = {
         p.document_id for p in evidence if p.selected_by == "linked" and p.document_id in linked
-    } - droppable
+    }
+    # The score under which each passage the judge may drop leaves.
+    bar = dict.fromkeys(triple_links, drop_linked_below) | dict.fromkeys(droppable, drop_below)
     scored = [
-        d
-        for d in documents
-        if d.text.strip()
-        and (add_above is not None or d.id in droppable or d.id in triple_links)
+        d for d in documents if d.text.strip() and (add_above is not None or d.id in bar)
     ]
     scores = list(judge.score(query, [d.text for d in scored])) if scored else []
     if len(scores) != len(scored):
@@ -720,7 +719,6 @@ def judged_evidence(
             )
             raise InputError(msg)
         by_id.setdefault(doc.id, float(value))
-    bar = dict.fromkeys(triple_links, drop_linked_below) | dict.fromkeys(droppable, drop_below)
     kept = [
         p for p in evidence
         if p.document_id not in bar or by_id.get(p.document_id, 1.0) >= bar[p.document_id]

@@ -460,11 +460,15 @@ class TaggerExtractor:
                     relation, reason = "responsible for", True
                 if reading is not None:
                     relation = reading.relation
+                later_first = reading is None and party is None and _follows_before(rel, signal)
+                if later_first:  # "Y before X": Y precedes X, not X Y
+                    cause, effect, relation = effect, cause, "precedes"
+                    cause_text, effect_text = effect_text, cause_text
                 key = (cause.casefold(), relation, effect.casefold())
                 if key in seen:
                     continue
                 seen.add(key)
-                if not cross:
+                if not cross and not later_first:
                     emitted.append((rel, effect))
                 last_effect[k] = effect
                 results[sent.document].append(
@@ -475,6 +479,7 @@ class TaggerExtractor:
                         relation_type=(
                             reading.rtype if reading is not None
                             else RelationType.CAUSAL if reason
+                            else RelationType.TEMPORAL if later_first
                             else relation_type_for(signal or relation)
                         ),
                         document_id=document.id,
@@ -1351,6 +1356,34 @@ def _conjunct_subject(doc: Any, relation: Any) -> tuple[int, int] | None:
     if any(token.dep_ in _SUBJ_DEPS for token in doc[first.i + 1 : verb.i]):
         return None  # another clause between the verbs: the parse, not the tagger, is unsure
     return (start, end)
+
+
+# "before", "shortly before", "weeks before", "prior to": the clause after the signal tells
+# the later event ("ahead of the storm" is left as read: the storm, foreseen, is a motive).
+_BEFORE = re.compile(r"^(?:\w+\s+)?(?:before|prior\s+to)$", re.IGNORECASE)
+
+
+def _follows_before(relation: Any, signal: str | None) -> bool:
+    """Whether the relation's cause span is the clause a "before" signal introduces.
+
+    That clause tells the *later* event: the tagger reads "The gunman shot three people
+    before fleeing" and "Before the storm hit, residents boarded up their windows" with
+    the clause after "before" as the cause, as it reads the clause after "after" or
+    "because"; the event that comes first is the other one.
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> _follows_before(R(cause=(38, 45), effect=(0, 30), signal=(31, 37)), "before")
+        True
+        >>> _follows_before(R(cause=(0, 30), effect=(38, 45), signal=(31, 37)), "before")
+        False
+        >>> _follows_before(R(cause=(38, 45), effect=(0, 30), signal=(31, 37)), "after")
+        False
+    """
+    if signal is None or relation.cause is None or relation.signal is None:
+        return False
+    before = _BEFORE.match(signal.strip(" ,;:")) is not None
+    return before and relation.cause[0] >= relation.signal[0]
 
 
 def _signal_text(text: str, relation: Any) -> str | None:

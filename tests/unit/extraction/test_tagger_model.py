@@ -456,6 +456,30 @@ def test_due_without_to_is_a_schedule(tagger) -> None:
     assert found(partly, "military ability", "success"), [(t.cause, t.effect) for t in partly]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "first", "later"),
+    [
+        ("The gunman shot three people before fleeing the building.",
+         "gunman shot", "fleeing building"),
+        ("Before the storm hit, residents boarded up their windows.",
+         "residents boarded", "storm hit"),
+        ("The company cut 500 jobs before it filed for bankruptcy.",
+         "company cut jobs", "filed for bankruptcy"),
+    ],
+)
+def test_what_happened_before_an_event_precedes_it(tagger, sentence, first, later) -> None:
+    # The tagger reads the clause after "before" as the cause, as it reads the clause
+    # after "after"; that clause tells the later event, so the edge is turned round.
+    triples = tagger.extract(SourceDocument("d", sentence))
+    read = [(t.cause, t.relation, t.effect) for t in triples]
+    ordered = [t for t in triples if t.relation == "precedes"]
+    assert found(ordered, first, later), read
+    assert all(t.relation_type is RelationType.TEMPORAL for t in ordered), read
+    assert not found(triples, later, first), read  # no edge the other way
+    turned = next(t for t in ordered if "before" not in t.cause_text)
+    assert later.split()[0] in turned.effect_text  # the whole spans go with their names
+
+
 def test_an_argument_cut_from_its_subject_gets_it_back(tagger) -> None:
     # The effect "jumped by 40 percent" named nothing that jumped.
     text = "Petrol stations soon ran short, and fuel prices on the island jumped by 40 percent."

@@ -98,7 +98,7 @@ See :func:`~sarg_integrations._text.sentence_spans`."""
 _TYPE_CUES: tuple[tuple[RelationType, tuple[str, ...]], ...] = (
     (RelationType.PREVENTING, ("prevent", "block", "stop", "inhibit", "suppress", "hamper", "hinder",
                                "curb", "avert", "halt", "thwart", "deter", "restrict", "impede",
-                               "starv", "cut off", "unless", "protect against")),
+                               "starv", "cut off", "unless", "protect against", "until")),
     (RelationType.ENABLING, ("allow", "enabl", "permit", "let", "lets", "help", "facilitat",
                              "pave", "made possible", "make possible")),
     (RelationType.CONDITIONAL, ("if", "when", "whenever", "provided", "in case", "as long as")),
@@ -151,12 +151,16 @@ def relation_label(signal: str | None, effect_first: bool) -> str:
     Example:
         >>> relation_label("Selected  for", False), relation_label("due to", True)
         ('selected for', 'causes')
-        >>> relation_label(None, False)
-        'leads to'
+        >>> relation_label(None, False), relation_label("until", True)
+        ('leads to', 'ended')
     """
     if not signal:
         return "causes" if effect_first else "leads to"
     text = re.sub(r"\s+", " ", signal.strip().lower()).strip(" ,;:")
+    if text == "until":
+        # "The ferry ran twice a day until the operator went bust": the tagger reads the
+        # clause after "until" as the cause; what it tells ended the other.
+        return "ended"
     if effect_first:
         bare = _AUXILIARY.sub("", text)  # "was caused by" reads as "caused by"
         for pattern, forward in _BACKWARD:

@@ -480,6 +480,18 @@ def test_what_happened_before_an_event_precedes_it(tagger, sentence, first, late
     assert later.split()[0] in turned.effect_text  # the whole spans go with their names
 
 
+def test_what_happened_until_an_event_is_what_that_event_ended(tagger) -> None:
+    # "X until Y": Y ended X. It was read as Y causing X ("operator went bust --until-->
+    # ferry ran", typed causal).
+    triples = tagger.extract(SourceDocument(
+        "d", "The ferry ran twice a day until the operator went bust in 2019."))
+    read = [(t.cause, t.relation, t.effect) for t in triples]
+    ended = [t for t in triples if t.relation == "ended"]
+    assert found(ended, "operator went bust", "ferry ran"), read
+    assert all(t.relation_type is RelationType.PREVENTING for t in ended), read
+    assert not any(t.relation == "until" for t in triples), read
+
+
 def test_an_argument_cut_from_its_subject_gets_it_back(tagger) -> None:
     # The effect "jumped by 40 percent" named nothing that jumped.
     text = "Petrol stations soon ran short, and fuel prices on the island jumped by 40 percent."

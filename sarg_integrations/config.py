@@ -175,8 +175,9 @@ class SARGConfig:
             event, :func:`~sarg_integrations.links.tells_another_event`); the chains
             keep only those running through the passages left
             (:func:`~sarg_integrations.evidence.judged_evidence`); a document only a
-            triple's shared node linked leaves below ``judge_drop_linked_below``. Not
-            asked what may follow
+            triple's shared node linked leaves below ``judge_drop_linked_below``, and a
+            kept chain's document below ``judge_drop_chain_below`` (not the document
+            most relevant to the question). Not asked what may follow
             (:func:`~sarg_integrations.evidence.asks_what_may_follow`). On helper
             stories written after the judge was trained, sets t and u pass 34 and 28 of
             40 where the thirty-first session's default passed 23 and 15;
@@ -196,6 +197,15 @@ class SARGConfig:
             and 9 of the 21 distractors they bring into the held-out sets t-za less
             than 0.05. A first cause found as a step's stated source or as the asked
             event's story stands whatever its score (karsk's dam, 0.005).
+        judge_drop_chain_below: The judge's score under which a kept chain's document
+            leaves, with the chains citing it, unless it is the retrieved document most
+            relevant to the question (0.01; thirty-sixth session). A one-hop chain read
+            inside a profile or another event at the question's place ("Last year's
+            Muster drew a record 14,000 visitors" for the Muster's cancellation)
+            carries a distractor that no other check reaches. On all 1,291 stories the
+            steps so checked score 0.021 or more and 25 of the 47 such distractors
+            less; on ESTER the one chain document scored lower (0.0012, "What led to
+            the meeting of the Group 20?") is its question's most relevant sentence.
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:
             no deadline). Documents not extracted when it passes are listed in
             ``SARGResult.skipped_documents`` with the reason, and the run continues with
@@ -375,6 +385,16 @@ class SARGConfig:
         low=0.0,
         meaning="a probability",
         option="--judge-drop-linked-below",
+        metavar="P",
+    )
+    judge_drop_chain_below: float = _setting(
+        0.01,
+        "core",
+        "a kept chain's document, other than the retrieved document most relevant to a "
+        "causal question, leaves when the judge scores it below P",
+        low=0.0,
+        meaning="a probability",
+        option="--judge-drop-chain-below",
         metavar="P",
     )
     deadline_seconds: float | None = _setting(

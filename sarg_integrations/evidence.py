@@ -647,6 +647,7 @@ def judged_evidence(
     relevance: Mapping[str, float] | None = None,
     linked: Collection[str] = (),
     drop_linked_below: float = 0.0,
+    drop_chain_below: float = 0.0,
     stats: dict[str, Any] | None = None,
 ) -> tuple[list[EvidencePassage], list[ReasoningChain]]:
     """A causal question's evidence as the judge checks it, and the chains it leaves.
@@ -657,7 +658,9 @@ def judged_evidence(
     (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, and so does a
     ``selected_by="linked"`` passage whose id is in ``linked`` (the documents only a
     shared node of an extracted triple linked to the evidence) scored below
-    ``drop_linked_below``, unless every passage
+    ``drop_linked_below``, and, with ``relevance`` given, a ``selected_by="chain"``
+    passage scored below ``drop_chain_below`` unless it is the document most relevant to
+    the question (the first such in ``relevance``), unless every passage
     would (the best scored stays); with ``add_above`` set, a document not in
     ``evidence`` scored above it joins, best first (``selected_by="judge"``), unless it
     tells another event than the asked one
@@ -697,8 +700,25 @@ def judged_evidence(
     triple_links = {
         p.document_id for p in evidence if p.selected_by == "linked" and p.document_id in linked
     }
+    # A chain read inside a profile or another event at the question's place ("Last
+    # year's Muster drew a record 14,000 visitors" for the Muster's cancellation) brings
+    # in a distractor, checked at the judge's far tail; the document most relevant to the
+    # question is spared (on ESTER the answer of "What led to the meeting of the Group
+    # 20?" is such a chain document, scored 0.0012).
+    chain_documents: set[str] = set()
+    if drop_chain_below > 0.0 and relevance:
+        most_relevant = max(relevance, key=relevance.__getitem__)  # ties: the first
+        chain_documents = {
+            p.document_id
+            for p in evidence
+            if p.selected_by == "chain" and p.document_id != most_relevant
+        }
     # The score under which each passage the judge may drop leaves.
-    bar = dict.fromkeys(triple_links, drop_linked_below) | dict.fromkeys(droppable, drop_below)
+    bar = (
+        dict.fromkeys(chain_documents, drop_chain_below)
+        | dict.fromkeys(triple_links, drop_linked_below)
+        | dict.fromkeys(droppable, drop_below)
+    )
     scored = [
         d for d in documents if d.text.strip() and (add_above is not None or d.id in bar)
     ]
@@ -1108,6 +1128,7 @@ def compile_evidence(
                     relevance=relevance if fallback_reason is None else None,
                     linked=triple_linked,
                     drop_linked_below=config.judge_drop_linked_below,
+                    drop_chain_below=config.judge_drop_chain_below,
                     stats=stats,
                 )
                 if fallback_reason is None and chains and not judged:

@@ -459,14 +459,23 @@ def test_story_ids_are_unique() -> None:
 # "before" / "until" / "prior to" inside some chain documents) was written in the
 # thirty-fifth session: first runs 10 on that session's starting code and 10 on its
 # final code (25 of its 30 failures let in a distractor).
+# In the thirty-sixth session the judge checked the kept chains' documents (below 0.01,
+# the document most relevant to the question spared): a-s 614 -> 629, t-zc 247 -> 252
+# (u, v +1, w +2, zb +1), the team's 151 kept, none lost. Set zd (40; its helper, who saw
+# no code, was asked for a profile or history of a thing the question names, told as a
+# cause and effect of its own, in at least 15 stories, and same-place, same-week
+# distractors in at least 12) was written then: first runs 12 on that session's starting
+# code and 12 on its final code (all 28 failures let in a distractor, 21 of them by
+# relevance, the judge scoring "Amberstoke Rovers beat Coldhurst 3-1" 0.994 for what the
+# closure of Brindle Bridge in Amberstoke led to).
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 48, "b": 47, "c": 32, "d": 34, "e": 35, "f": 30, "g": 34, "h": 30, "i": 28, "j": 33,
-    "k": 32, "l": 28, "m": 28, "n": 30, "o": 27, "p": 27, "q": 28, "r": 35, "s": 28, "t": 34,
-    "u": 28, "v": 28, "w": 27, "x": 25, "y": 31, "z": 30, "za": 16, "zb": 18,
-    "zc": 10,
+    "a": 48, "b": 48, "c": 32, "d": 34, "e": 36, "f": 31, "g": 34, "h": 31, "i": 28, "j": 34,
+    "k": 33, "l": 29, "m": 29, "n": 31, "o": 28, "p": 31, "q": 28, "r": 35, "s": 29, "t": 34,
+    "u": 29, "v": 29, "w": 29, "x": 25, "y": 31, "z": 30, "za": 16, "zb": 19,
+    "zc": 10, "zd": 12,
 }
 
 

@@ -365,6 +365,62 @@ def test_in_the_pipeline_a_triple_linked_document_the_judge_rules_out_leaves():
     assert ("d5", "linked") in [(p.document_id, p.selected_by) for p in result.evidence]
 
 
+class TextJudge:
+    """Scores each text as given in ``scores`` (0.5 for the rest)."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def score(self, query, texts):
+        return [self.scores.get(t, 0.5) for t in texts]
+
+
+def test_a_chain_document_the_judge_rules_out_leaves_with_its_chains():
+    # "The Oakridge museum opened in 1901" read as a one-hop chain: a profile at the
+    # question's place, which only the judge tells from a step.
+    held = [_passage(DOCS[1], chain_ids=(1,)), _passage(DOCS[2], chain_ids=(2,))]
+    chains = [_chain("flood"), _chain("museum")]
+    judge = TextJudge({DOCS[1].text: 0.003, DOCS[2].text: 0.004})
+    relevance = {"rain": 0.3, "flood": 0.6, "museum": 0.5, "prices": 0.1}
+    stats = {}
+    passages, left = judged_evidence(
+        "Why did the river flood?", DOCS, held, chains, judge,
+        drop_below=0.5, add_above=None, relevance=relevance, drop_chain_below=0.01,
+        stats=stats,
+    )
+    # The flood, the document most relevant to the question, is spared at any score.
+    assert [(p.document_id, p.chain_ids) for p in passages] == [("flood", (1,))]
+    assert [c.document_ids for c in left] == [("flood",)]
+    assert stats["evidence_judged_out"] == 1 and stats["chains_judged_out"] == 1
+    # At or above the bar, with no bar (the keyword's default), or without relevance
+    # (no chains beside), the chain documents stand.
+    for judge_, bar, relevance_ in (
+        (TextJudge({DOCS[2].text: 0.01}), 0.01, relevance),
+        (judge, 0.0, relevance),
+        (judge, 0.01, None),
+    ):
+        passages, left = judged_evidence(
+            "Why did the river flood?", DOCS, held, chains, judge_,
+            drop_below=0.5, add_above=None, relevance=relevance_, drop_chain_below=bar,
+        )
+        assert [p.document_id for p in passages] == ["flood", "museum"] and len(left) == 2
+
+
+def test_in_the_pipeline_a_chain_document_the_judge_rules_out_leaves():
+    question = "What does heavy rain cause?"
+    kept = _pipeline(judge=WordJudge()).run(question, STORY)
+    assert [p.document_id for p in kept.evidence][:2] == ["d1", "d2"]
+    doubted = TextJudge({"River flooding leads to crop damage.": 0.001})
+    result = _pipeline(judge=doubted).run(question, STORY)
+    assert "d2" not in [p.document_id for p in result.evidence]
+    assert all("d2" not in chain.document_ids for chain in result.chains)
+    off = SARGConfig(similarity_threshold=0.6, judge_drop_chain_below=0.0)
+    assert "d2" in [p.document_id for p in _pipeline(off, doubted).run(question, STORY).evidence]
+    # The document most relevant to the question stays, however low the judge scores it.
+    first = TextJudge({"Heavy rain causes river flooding.": 0.001})
+    assert "d1" in [p.document_id for p in _pipeline(judge=first).run(question, STORY).evidence]
+
+
 def test_no_judge_on_a_question_asking_neither_way_nor_without_the_setting():
     judge = WordJudge(doubt=("rain",))
     _pipeline(judge=judge).run("Who owns Oakridge Farm?", STORY)
@@ -405,6 +461,10 @@ def test_a_judge_without_score_is_refused_by_name():
         (
             {"judge_drop_linked_below": -0.1},
             r"judge_drop_linked_below=-0.1 must be a number between 0.0 and 1.0",
+        ),
+        (
+            {"judge_drop_chain_below": 2},
+            r"judge_drop_chain_below=2 must be a number between 0.0 and 1.0",
         ),
         ({"evidence_judge": "yes"}, "evidence_judge='yes' must be True or False"),
     ],

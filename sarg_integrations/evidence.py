@@ -660,7 +660,7 @@ def judged_evidence(
     shared node of an extracted triple linked to the evidence) scored below
     ``drop_linked_below``, and, with ``relevance`` given, a ``selected_by="chain"``
     passage scored below ``drop_chain_below`` unless it is the document most relevant to
-    the question (the first such in ``relevance``), unless every passage
+    the question (of equals, the first in ``relevance``), unless every passage
     would (the best scored stays); with ``add_above`` set, a document not in
     ``evidence`` scored above it joins, best first (``selected_by="judge"``), unless it
     tells another event than the asked one

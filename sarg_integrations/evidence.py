@@ -653,15 +653,16 @@ def judged_evidence(
     """A causal question's evidence as the judge checks it, and the chains it leaves.
 
     The judge scores, once, each non-empty document it may change: the passages
-    relevance alone brought in and the ``linked`` ones, and with ``add_above`` set every
+    relevance alone brought in, the ``linked`` ones and the chain passages checked, and
+    with ``add_above`` set every
     document (none asked, no call). A passage relevance alone brought in
     (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, and so does a
     ``selected_by="linked"`` passage whose id is in ``linked`` (the documents only a
     shared node of an extracted triple linked to the evidence) scored below
     ``drop_linked_below``, and, with ``relevance`` given, a ``selected_by="chain"``
-    passage scored below ``drop_chain_below`` unless it is the document most relevant to
-    the question (of equals, the first in ``relevance``), unless every passage
-    would (the best scored stays); with ``add_above`` set, a document not in
+    passage scored below ``drop_chain_below``, the document most relevant to the
+    question excepted (ties to the earlier document); if every passage would leave, the
+    best scored stays; with ``add_above`` set, a document not in
     ``evidence`` scored above it joins, best first (``selected_by="judge"``), unless it
     tells another event than the asked one
     (:func:`~sarg_integrations.links.tells_another_event`); with ``relevance`` (document
@@ -707,7 +708,7 @@ def judged_evidence(
     # 20?" is such a chain document, scored 0.0012).
     chain_documents: set[str] = set()
     if drop_chain_below > 0.0 and relevance:
-        most_relevant = max(relevance, key=relevance.__getitem__)  # ties: the first
+        most_relevant = _by_relevance(documents, relevance)[0]
         chain_documents = {
             p.document_id
             for p in evidence

@@ -179,15 +179,17 @@ class SARGConfig:
             kept chain's document below ``judge_drop_chain_below`` (not the document
             most relevant to the question). Not asked what may follow
             (:func:`~sarg_integrations.evidence.asks_what_may_follow`). On helper
-            stories written after the judge was trained, sets t and u pass 34 and 28 of
-            40 where the thirty-first session's default passed 23 and 15;
-            ``False`` in :meth:`paper`.
+            stories written after the judge was trained, sets ze-zh pass 74 of 160 where
+            the thirty-sixth session's default passed 57 (sets t and u: 34 and 28 of 40
+            where the thirty-first session's passed 23 and 15); ``False`` in :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves. 0.5, the
             judge's own decision boundary (0.1 until the thirty-second session): helper
             sets o-q 54 of 120 (39 at 0.1) with the thirty-first session's judge, the
             team's stories 151 of 151 either way.
-        judge_add_above: The judge's score over which a document joins (0.95; 0.9, and
-            only with no chain, until the thirty-second session).
+        judge_add_above: The judge's score over which a document joins (0.97; 0.95 until
+            the thirty-seventh session, whose retrained judge scored an unrelated market
+            passage 0.961 for the team's GBA1 question; 0.9, and only with no chain,
+            until the thirty-second).
         judge_drop_linked_below: The judge's score under which a document that only a
             shared node of an extracted triple linked to the evidence leaves (0.05;
             thirty-fourth session). Such a link is a shared phrase, not a shared story
@@ -199,13 +201,19 @@ class SARGConfig:
             event's story stands whatever its score (karsk's dam, 0.005).
         judge_drop_chain_below: The judge's score under which a kept chain's document
             leaves, with the chains citing it, unless it is the retrieved document most
-            relevant to the question (0.01; thirty-sixth session). A one-hop chain read
-            inside a profile or another event at the question's place ("Last year's
-            Muster drew a record 14,000 visitors" for the Muster's cancellation)
-            carries a distractor that no other check reaches. On all 1,291 stories the
-            steps so checked score 0.021 or more and 25 of the 47 such distractors
-            less; on ESTER the one chain document scored lower (0.0012, "What led to
-            the meeting of the Group 20?") is its question's most relevant sentence.
+            relevant to the question or a chain across documents cites it (0.1; 0.01
+            in the thirty-sixth session, with the
+            judge of then). A one-hop chain read inside a profile, another event at the
+            question's place or the same kind of event elsewhere ("Last year's Muster
+            drew a record 14,000 visitors" for the Muster's cancellation; "A maternity
+            unit in Drayfield was closed last year after storm damage" for a closure
+            at Ferncastle) carries a distractor that no other check reaches. With the
+            judge retrained in the thirty-seventh session, on its training stories
+            the steps so checked score 0.28 or more but one (0.009) and 46 of the 51
+            such distractors less than 0.1 (37 less than 0.01); ESTER's answers do not
+            move. A chain running across documents is the story's own structure: the
+            judge, trained on news-like stories, scored the generic "River flooding
+            leads to crop damage." 0.006 for "What does heavy rain lead to?".
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:
             no deadline). Documents not extracted when it passes are listed in
             ``SARGResult.skipped_documents`` with the reason, and the run continues with
@@ -368,7 +376,7 @@ class SARGConfig:
         metavar="P",
     )
     judge_add_above: float = _setting(
-        0.95,
+        0.97,
         "core",
         "a document the structure left out joins a causal question's evidence when the "
         "judge scores it above P",
@@ -388,7 +396,7 @@ class SARGConfig:
         metavar="P",
     )
     judge_drop_chain_below: float = _setting(
-        0.01,
+        0.1,
         "core",
         "a kept chain's document, other than the retrieved document most relevant to a "
         "causal question, leaves when the judge scores it below P",

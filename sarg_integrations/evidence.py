@@ -660,8 +660,9 @@ def judged_evidence(
     ``selected_by="linked"`` passage whose id is in ``linked`` (the documents only a
     shared node of an extracted triple linked to the evidence) scored below
     ``drop_linked_below``, and, with ``relevance`` given, a ``selected_by="chain"``
-    passage scored below ``drop_chain_below``, the document most relevant to the
-    question excepted (ties to the earlier document); if every passage would leave, the
+    passage that no chain across documents cites, scored below ``drop_chain_below``,
+    the document most relevant to the question excepted (ties to the earlier
+    document); if every passage would leave, the
     best scored stays; with ``add_above`` set, a document not in
     ``evidence`` scored above it joins, best first (``selected_by="judge"``), unless it
     tells another event than the asked one
@@ -706,13 +707,24 @@ def judged_evidence(
     # in a distractor, checked at the judge's far tail; the document most relevant to the
     # question is spared (on ESTER the answer of "What led to the meeting of the Group
     # 20?" is such a chain document, scored 0.0012).
+    # A chain running across documents is the story's own structure ("Heavy rain causes
+    # river flooding." -> "River flooding leads to crop damage."): its documents are not
+    # checked, only those whose every kept chain is read inside them alone.
     chain_documents: set[str] = set()
     if drop_chain_below > 0.0 and relevance:
         most_relevant = _by_relevance(documents, relevance)[0]
+        across = {
+            doc
+            for chain in chains
+            if len(set(chain.document_ids)) > 1
+            for doc in chain.document_ids
+        }
         chain_documents = {
             p.document_id
             for p in evidence
-            if p.selected_by == "chain" and p.document_id != most_relevant
+            if p.selected_by == "chain"
+            and p.document_id != most_relevant
+            and p.document_id not in across
         }
     # The score under which each passage the judge may drop leaves.
     bar = (

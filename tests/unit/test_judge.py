@@ -404,18 +404,29 @@ def test_a_chain_document_the_judge_rules_out_leaves_with_its_chains():
             drop_below=0.5, add_above=None, relevance=relevance_, drop_chain_below=bar,
         )
         assert [p.document_id for p in passages] == ["flood", "museum"] and len(left) == 2
+    # A chain running across documents is the story's own structure: its documents stand.
+    across = [_chain("flood", "museum")]
+    passages, left = judged_evidence(
+        "Why did the river flood?", DOCS, held, across, judge,
+        drop_below=0.5, add_above=None, relevance=relevance, drop_chain_below=0.01,
+    )
+    assert [p.document_id for p in passages] == ["flood", "museum"] and len(left) == 1
 
 
 def test_in_the_pipeline_a_chain_document_the_judge_rules_out_leaves():
     question = "What does heavy rain cause?"
-    kept = _pipeline(judge=WordJudge()).run(question, STORY)
-    assert [p.document_id for p in kept.evidence][:2] == ["d1", "d2"]
-    doubted = TextJudge({"River flooding leads to crop damage.": 0.001})
-    result = _pipeline(judge=doubted).run(question, STORY)
-    assert "d2" not in [p.document_id for p in result.evidence]
-    assert all("d2" not in chain.document_ids for chain in result.chains)
+    # d5's chain is read inside it alone (heavy rain -> landslides): only the judge
+    # tells it from a step. The chain d1 -> d2 runs across documents and is not checked.
+    story = [*STORY, {"id": "d5", "text": "Heavy rain causes landslides in the hills."}]
+    kept = _pipeline(judge=WordJudge()).run(question, story)
+    assert {"d1", "d2", "d5"} <= {p.document_id for p in kept.evidence}
+    doubted = TextJudge({story[4]["text"]: 0.001, story[1]["text"]: 0.001})
+    result = _pipeline(judge=doubted).run(question, story)
+    assert [p.document_id for p in result.evidence][:2] == ["d1", "d2"]
+    assert "d5" not in [p.document_id for p in result.evidence]
+    assert all("d5" not in chain.document_ids for chain in result.chains)
     off = SARGConfig(similarity_threshold=0.6, judge_drop_chain_below=0.0)
-    assert "d2" in [p.document_id for p in _pipeline(off, doubted).run(question, STORY).evidence]
+    assert "d5" in [p.document_id for p in _pipeline(off, doubted).run(question, story).evidence]
     # The document most relevant to the question stays, however low the judge scores it.
     first = TextJudge({"Heavy rain causes river flooding.": 0.001})
     assert "d1" in [p.document_id for p in _pipeline(judge=first).run(question, STORY).evidence]
@@ -456,7 +467,7 @@ def test_a_judge_without_score_is_refused_by_name():
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"judge_drop_below": 0.97}, "judge_drop_below=0.97 is above judge_add_above=0.95"),
+        ({"judge_drop_below": 0.98}, "judge_drop_below=0.98 is above judge_add_above=0.97"),
         ({"judge_add_above": 1.5}, "judge_add_above=1.5 must be a number between 0.0 and 1.0"),
         (
             {"judge_drop_linked_below": -0.1},

@@ -202,12 +202,12 @@ class SARGConfig:
         judge_drop_chain_below: The judge's score under which a kept chain's document
             leaves, with the chains citing it, unless it is the retrieved document most
             relevant to the question or a chain across documents cites it (0.1; 0.01
-            in the thirty-sixth session, with the
-            judge of then). A one-hop chain read inside a profile, another event at the
-            question's place or the same kind of event elsewhere ("Last year's Muster
-            drew a record 14,000 visitors" for the Muster's cancellation; "A maternity
-            unit in Drayfield was closed last year after storm damage" for a closure
-            at Ferncastle) carries a distractor that no other check reaches. With the
+            in the thirty-sixth session, with the judge of then). A one-hop chain read
+            inside a profile, another event at the question's place or the same kind of
+            event elsewhere ("Last year's Muster drew a record 14,000 visitors" for the
+            Muster's cancellation; "A maternity unit in Drayfield was closed last year
+            after storm damage" for a closure at Ferncastle) carries a distractor that
+            no other check reaches. With the
             judge retrained in the thirty-seventh session, on its training stories
             the steps so checked score 0.28 or more but one (0.009) and 46 of the 51
             such distractors less than 0.1 (37 less than 0.01); ESTER's answers do not
@@ -399,7 +399,8 @@ class SARGConfig:
         0.1,
         "core",
         "a kept chain's document, other than the retrieved document most relevant to a "
-        "causal question, leaves when the judge scores it below P",
+        "causal question and those a chain across documents cites, leaves when the judge "
+        "scores it below P",
         low=0.0,
         meaning="a probability",
         option="--judge-drop-chain-below",

@@ -704,7 +704,7 @@ def judged_evidence(
     }
     # A chain read inside a profile or another event at the question's place ("Last
     # year's Muster drew a record 14,000 visitors" for the Muster's cancellation) brings
-    # in a distractor, checked at the judge's far tail; the document most relevant to the
+    # in a distractor, checked with a low bar; the document most relevant to the
     # question is spared (on ESTER the answer of "What led to the meeting of the Group
     # 20?" is such a chain document, scored 0.0012).
     # A chain running across documents is the story's own structure ("Heavy rain causes

@@ -207,13 +207,13 @@ class SARGConfig:
             event elsewhere ("Last year's Muster drew a record 14,000 visitors" for the
             Muster's cancellation; "A maternity unit in Drayfield was closed last year
             after storm damage" for a closure at Ferncastle) carries a distractor that
-            no other check reaches. With the
-            judge retrained in the thirty-seventh session, on its training stories
-            the steps so checked score 0.28 or more but one (0.009) and 46 of the 51
-            such distractors less than 0.1 (37 less than 0.01); ESTER's answers do not
-            move. A chain running across documents is the story's own structure: the
-            judge, trained on news-like stories, scored the generic "River flooding
-            leads to crop damage." 0.006 for "What does heavy rain lead to?".
+            no other check reaches. With the judge retrained in the thirty-seventh
+            session, on its training stories the steps so checked score 0.28 or more
+            but one (0.009) and 46 of the 51 such distractors less than 0.1 (37 less
+            than 0.01); ESTER's answers do not move. A chain running across documents
+            is the story's own structure: the judge, trained on news-like stories,
+            scored the generic "River flooding leads to crop damage." 0.006 for "What
+            does heavy rain lead to?".
         deadline_seconds: Per-query time budget for extraction, in seconds (``None``:
             no deadline). Documents not extracted when it passes are listed in
             ``SARGResult.skipped_documents`` with the reason, and the run continues with

@@ -654,18 +654,16 @@ def judged_evidence(
 
     The judge scores, once, each non-empty document it may change: the passages
     relevance alone brought in, the ``linked`` ones and the chain passages checked, and
-    with ``add_above`` set every
-    document (none asked, no call). A passage relevance alone brought in
-    (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, and so does a
-    ``selected_by="linked"`` passage whose id is in ``linked`` (the documents only a
-    shared node of an extracted triple linked to the evidence) scored below
+    with ``add_above`` set every document (none asked, no call). A passage relevance
+    alone brought in (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, and
+    so does a ``selected_by="linked"`` passage whose id is in ``linked`` (the documents
+    only a shared node of an extracted triple linked to the evidence) scored below
     ``drop_linked_below``, and, with ``relevance`` given, a ``selected_by="chain"``
-    passage that no chain across documents cites, scored below ``drop_chain_below``,
-    the document most relevant to the question excepted (ties to the earlier
-    document); if every passage would leave, the
-    best scored stays; with ``add_above`` set, a document not in
-    ``evidence`` scored above it joins, best first (``selected_by="judge"``), unless it
-    tells another event than the asked one
+    passage that no chain across documents cites, scored below ``drop_chain_below``, the
+    document most relevant to the question excepted (ties to the earlier document); if
+    every passage would leave, the best scored stays; with ``add_above`` set, a document
+    not in ``evidence`` scored above it joins, best first (``selected_by="judge"``),
+    unless it tells another event than the asked one
     (:func:`~sarg_integrations.links.tells_another_event`); with ``relevance`` (document
     id → similarity to the question) given too, only one at least
     :data:`JOIN_RELEVANCE_SHARE` as relevant as the least relevant passage kept.
@@ -716,7 +714,7 @@ def judged_evidence(
         across = {
             doc
             for chain in chains
-            if len(set(chain.document_ids)) > 1
+            if len(chain.document_ids) > 1
             for doc in chain.document_ids
         }
         chain_documents = {

@@ -1,15 +1,16 @@
 """Train the evidence judge that ships in ``sarg_integrations/data/judge/``.
 
 The training stories are the team's (``benchmarks/data/causal_stories.jsonl`` and the
-demo corpus's questions) and the helper-written sets ``a``-``zd`` of
+demo corpus's questions) and the helper-written sets ``a``-``zh`` and ``zm``-``zz`` of
 ``benchmarks/data/causal_stories_untuned.jsonl`` (``a``-``n`` until the thirty-second
-session, ``a``-``s`` until the thirty-seventh). Set ``ze`` onward is never read here: those
-sets are the judge's held-out check (``bench_causal_stories.py``). The epoch is picked on
+session, ``a``-``s`` until the thirty-seventh, ``a``-``zd`` until the thirty-eighth). Sets
+``zi``-``zl`` and ``zza`` onward are never read here: they are the judge's held-out check
+(``bench_causal_stories.py``). The epoch is picked on
 a 10% story-level held-out share of the training stories.
 
 Usage::
 
-    python benchmarks/train_shipped_judge.py   # about 14 min on 2 cores, 1,696 steps
+    python benchmarks/train_shipped_judge.py   # about 34 min on 2 cores, 2,688 steps
     python benchmarks/train_shipped_judge.py --out /tmp/j --max-steps 20   # a smoke run
     python benchmarks/train_shipped_judge.py --out /tmp/j --sets a,b,c --seed 1
 """
@@ -25,7 +26,11 @@ from sarg_integrations.judge.model import DEFAULT_JUDGE_DIR
 from sarg_integrations.judge.training import JudgeStory, train_judge
 
 HERE = Path(__file__).resolve().parent
-TRAINING_SETS = (*"abcdefghijklmnopqrstuvwxyz", "za", "zb", "zc", "zd")
+TRAINING_SETS = (
+    *"abcdefghijklmnopqrstuvwxyz",
+    *(f"z{c}" for c in "abcdefgh"),
+    *(f"z{c}" for c in "mnopqrstuvwxyz"),
+)
 
 
 def training_stories(sets: tuple[str, ...] = TRAINING_SETS) -> list[JudgeStory]:
@@ -68,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             + ",".join(sets): "helper-written causal stories (this project's license)",
         },
         "held_out_sets": (
-            "ze onward (benchmarks/data/causal_stories_untuned.jsonl)"
+            "zi-zl and zza onward (benchmarks/data/causal_stories_untuned.jsonl)"
             if sets == TRAINING_SETS
             else "the sets not named above"
         ),

@@ -179,9 +179,10 @@ class SARGConfig:
             kept chain's document below ``judge_drop_chain_below`` (not the document
             most relevant to the question). Not asked what may follow
             (:func:`~sarg_integrations.evidence.asks_what_may_follow`). On helper
-            stories written after the judge was trained, sets ze-zh pass 74 of 160 where
-            the thirty-sixth session's default passed 57 (sets t and u: 34 and 28 of 40
-            where the thirty-first session's passed 23 and 15); ``False`` in :meth:`paper`.
+            stories its training never read, sets zi-zl pass 85 of 160 where the
+            thirty-seventh session's default passed 67, and the blind sets zza-zzd 68
+            where it passed 52 (sets t and u: 34 and 28 of 40 where the thirty-first
+            session's passed 23 and 15); ``False`` in :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves. 0.5, the
             judge's own decision boundary (0.1 until the thirty-second session): helper
             sets o-q 54 of 120 (39 at 0.1) with the thirty-first session's judge, the

@@ -483,14 +483,28 @@ def test_story_ids_are_unique() -> None:
 # The check then skipped the documents of a chain running across documents (the judge
 # scored "River flooding leads to crop damage." 0.006 for "What does heavy rain lead
 # to?", a generic story unlike its training stories): q and zb lost one story each.
+# In the thirty-eighth session 22 helpers that saw no code wrote sets zi-zz and zza-zzd
+# (40 each, each set with its own slant). First runs on that session's starting code:
+# zi-zl 14, 20, 10, 23; zm-zt 22, 15, 12, 30, 19, 6, 2, 2; zu-zz 3, 10, 14, 12, 12, 19;
+# zza-zzd 18, 12, 0, 22. The judge was retrained on the team's stories and sets a-zh and
+# zm-zz (2,091 stories; zi-zl and zza onward are never read by its training) and joins
+# beside chains only at half the least relevant kept passage's relevance (it scored the
+# demo corpus's other story 0.997 and 0.983 for its two questions): zi-zl 67 -> 85,
+# zza-zzd (run only at the start and the end) 52 -> 68, ze-zh 74 -> 110, zm-zz
+# 178 -> 305, the team's 151 kept; a-zd, the old judge's training data and the rules'
+# tuning sets, 1,011 -> 937 (the new judge, trained on more varied text, reads them
+# less well: its held-out share's exact stories 70.3 % against the old judge's 83.2 %).
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 48, "b": 50, "c": 33, "d": 35, "e": 39, "f": 32, "g": 36, "h": 34, "i": 28, "j": 35,
-    "k": 33, "l": 30, "m": 31, "n": 31, "o": 27, "p": 33, "q": 31, "r": 36, "s": 29, "t": 39,
-    "u": 33, "v": 34, "w": 34, "x": 33, "y": 36, "z": 36, "za": 28, "zb": 31,
-    "zc": 27, "zd": 29, "ze": 21, "zf": 14, "zg": 21, "zh": 18,
+    "a": 48, "b": 50, "c": 33, "d": 34, "e": 35, "f": 26, "g": 30, "h": 35, "i": 25, "j": 35,
+    "k": 27, "l": 31, "m": 29, "n": 30, "o": 24, "p": 31, "q": 28, "r": 31, "s": 29, "t": 37,
+    "u": 25, "v": 33, "w": 34, "x": 28, "y": 34, "z": 33, "za": 22, "zb": 26, "zc": 25,
+    "zd": 29, "ze": 28, "zf": 26, "zg": 32, "zh": 24, "zi": 22, "zj": 23, "zk": 13, "zl": 27,
+    "zm": 28, "zn": 24, "zo": 26, "zp": 33, "zq": 31, "zr": 18, "zs": 18, "zt": 8, "zu": 8,
+    "zv": 24, "zw": 23, "zx": 28, "zy": 17, "zz": 20, "zza": 26, "zzb": 19, "zzc": 1,
+    "zzd": 22,
 }
 
 

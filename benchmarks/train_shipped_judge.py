@@ -5,8 +5,8 @@ demo corpus's questions) and the helper-written sets ``a``-``zh`` and ``zm``-``z
 ``benchmarks/data/causal_stories_untuned.jsonl`` (``a``-``n`` until the thirty-second
 session, ``a``-``s`` until the thirty-seventh, ``a``-``zd`` until the thirty-eighth). Sets
 ``zi``-``zl`` and ``zza`` onward are never read here: they are the judge's held-out check
-(``bench_causal_stories.py``). The epoch is picked on
-a 10% story-level held-out share of the training stories.
+(``bench_causal_stories.py``). The epoch is picked on a 10% story-level held-out share of
+the training stories.
 
 Usage::
 

@@ -494,6 +494,13 @@ def test_story_ids_are_unique() -> None:
 # 178 -> 305, the team's 151 kept; a-zd, the old judge's training data and the rules'
 # tuning sets, 1,011 -> 937 (the new judge, trained on more varied text, reads them
 # less well: its held-out share's exact stories 70.3 % against the old judge's 83.2 %).
+# In the thirty-ninth session eight helpers that saw no code wrote sets zze-zzl (40 each:
+# a broad mix; later consequences and the asked cause's own cause as distractors; wire
+# copy with effects first; nominalisations; small-town life; documents referring back
+# with pronouns; indirect questions; distractors sharing the question's words). They pass
+# 27, 2, 20, 30, 17, 32, 33 and 12 on that session's code, which changed nothing they
+# run: a judge retrained on 2,371 stories passed the same 173 of the 320, and the team's
+# 150, so it was not shipped (docs/evaluation.md).
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
@@ -504,7 +511,8 @@ UNTUNED_FLOORS = {
     "zd": 29, "ze": 28, "zf": 26, "zg": 32, "zh": 24, "zi": 22, "zj": 23, "zk": 13, "zl": 27,
     "zm": 28, "zn": 24, "zo": 26, "zp": 33, "zq": 31, "zr": 18, "zs": 18, "zt": 8, "zu": 8,
     "zv": 24, "zw": 23, "zx": 28, "zy": 17, "zz": 20, "zza": 26, "zzb": 19, "zzc": 1,
-    "zzd": 22,
+    "zzd": 22, "zze": 27, "zzf": 2, "zzg": 20, "zzh": 30, "zzi": 17, "zzj": 32, "zzk": 33,
+    "zzl": 12,
 }
 
 

@@ -1,18 +1,28 @@
-"""Train the evidence judge that ships in ``sarg_integrations/data/judge/``.
+"""Train the evidence judges that ship in ``sarg_integrations/data/judge*/``.
 
-The training stories are the team's (``benchmarks/data/causal_stories.jsonl`` and the
-demo corpus's questions) and the helper-written sets ``a``-``zh`` and ``zm``-``zz`` of
-``benchmarks/data/causal_stories_untuned.jsonl`` (``a``-``n`` until the thirty-second
-session, ``a``-``s`` until the thirty-seventh, ``a``-``zd`` until the thirty-eighth). Sets
-``zi``-``zl`` and ``zza`` onward are never read here: they are the judge's held-out check
+Two judges ship; the default evidence judge is their geometric mean
+(``sarg_integrations.judge.default_evidence_judge``):
+
+* ``--reads document`` (``data/judge/``): the question with each document alone, trained
+  on the team's stories (``benchmarks/data/causal_stories.jsonl`` and the demo corpus's
+  questions) and the helper-written sets ``a``-``zh`` and ``zm``-``zz`` of
+  ``benchmarks/data/causal_stories_untuned.jsonl`` (thirty-eighth session; ``a``-``n``
+  until the thirty-second session, ``a``-``s`` until the thirty-seventh, ``a``-``zd``
+  until the thirty-eighth); 4 epochs.
+* ``--reads set`` (``data/judge_set/``, fortieth session): the question with the whole
+  retrieved set at once, trained on the team's stories and sets ``a``-``zl``,
+  ``zm``-``zz``, ``zza``, ``zzb`` and ``zzd``; 5 epochs.
+
+Sets ``zzc`` and ``zze`` onward are never read here: they are the judges' held-out check
 (``bench_causal_stories.py``). The epoch is picked on a 10% story-level held-out share of
 the training stories.
 
 Usage::
 
-    python benchmarks/train_shipped_judge.py   # about 34 min on 2 cores, 2,688 steps
-    python benchmarks/train_shipped_judge.py --out /tmp/j --max-steps 20   # a smoke run
-    python benchmarks/train_shipped_judge.py --out /tmp/j --sets a,b,c --seed 1
+    python benchmarks/train_shipped_judge.py --reads set       # about 30 min, 2 cores, 1,335 steps
+    python benchmarks/train_shipped_judge.py --reads document  # about 34 min, 2,688 steps
+    python benchmarks/train_shipped_judge.py --reads set --out /tmp/j --max-steps 20   # a smoke run
+    python benchmarks/train_shipped_judge.py --reads set --out /tmp/j --sets a,b,c --seed 1
 """
 
 from __future__ import annotations
@@ -22,18 +32,31 @@ import json
 import sys
 from pathlib import Path
 
-from sarg_integrations.judge.model import DEFAULT_JUDGE_DIR
+from sarg_integrations.judge.model import DEFAULT_JUDGE_DIR, DEFAULT_SET_JUDGE_DIR
 from sarg_integrations.judge.training import JudgeStory, train_judge
 
 HERE = Path(__file__).resolve().parent
-TRAINING_SETS = (
+DOCUMENT_JUDGE_SETS = (
     *"abcdefghijklmnopqrstuvwxyz",
     *(f"z{c}" for c in "abcdefgh"),
     *(f"z{c}" for c in "mnopqrstuvwxyz"),
 )
+SET_JUDGE_SETS = (
+    *"abcdefghijklmnopqrstuvwxyz",
+    *(f"z{c}" for c in "abcdefghijkl"),
+    *(f"z{c}" for c in "mnopqrstuvwxyz"),
+    "zza",
+    "zzb",
+    "zzd",
+)
+# what each reading ships as: its folder, helper sets, epochs, and the sets held out
+SHIPPED = {
+    "document": (DEFAULT_JUDGE_DIR, DOCUMENT_JUDGE_SETS, 4, "zi-zl and zza onward"),
+    "set": (DEFAULT_SET_JUDGE_DIR, SET_JUDGE_SETS, 5, "zzc and zze onward"),
+}
 
 
-def training_stories(sets: tuple[str, ...] = TRAINING_SETS) -> list[JudgeStory]:
+def training_stories(sets: tuple[str, ...] = SET_JUDGE_SETS) -> list[JudgeStory]:
     """The team's stories and the helper sets ``sets``, as judge training stories."""
     sys.path.insert(0, str(HERE))
     from bench_causal_stories import load_stories
@@ -53,18 +76,27 @@ def training_stories(sets: tuple[str, ...] = TRAINING_SETS) -> list[JudgeStory]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_JUDGE_DIR)
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: the reading's shipped folder"
+    )
+    parser.add_argument("--epochs", type=int, default=None, help="default: 4 / 5 (document / set)")
     parser.add_argument("--max-steps", type=int, default=None)
     parser.add_argument(
-        "--sets", default=",".join(TRAINING_SETS), help="helper sets to train on, comma-separated"
+        "--sets", default=None, help="helper sets to train on, comma-separated (default: shipped)"
     )
     parser.add_argument("--seed", type=int, default=0, help="shuffling, held-out share, init")
+    parser.add_argument(
+        "--reads",
+        choices=("document", "set"),
+        default="set",
+        help="read each document alone with the question, or the whole retrieved set at once",
+    )
     args = parser.parse_args(argv)
-    sets = tuple(args.sets.split(","))
+    shipped_dir, shipped_sets, shipped_epochs, held_out = SHIPPED[args.reads]
+    sets = tuple(args.sets.split(",")) if args.sets else shipped_sets
     stories = training_stories(sets)
     info = {
-        "command": "python benchmarks/train_shipped_judge.py",
+        "command": f"python benchmarks/train_shipped_judge.py --reads {args.reads}",
         "data": {
             "benchmarks/data/causal_stories.jsonl + the demo corpus's questions": (
                 "the team's causal stories (this project's license)"
@@ -73,17 +105,18 @@ def main(argv: list[str] | None = None) -> int:
             + ",".join(sets): "helper-written causal stories (this project's license)",
         },
         "held_out_sets": (
-            "zi-zl and zza onward (benchmarks/data/causal_stories_untuned.jsonl)"
-            if sets == TRAINING_SETS
+            f"{held_out} (benchmarks/data/causal_stories_untuned.jsonl)"
+            if sets == shipped_sets
             else "the sets not named above"
         ),
     }
     report = train_judge(
         stories,
-        args.out,
-        epochs=args.epochs,
+        args.out or shipped_dir,
+        epochs=args.epochs or shipped_epochs,
         max_steps=args.max_steps,
         seed=args.seed,
+        reads=args.reads,
         log=print,
         info=info,
     )

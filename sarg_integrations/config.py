@@ -166,7 +166,9 @@ class SARGConfig:
             passage's words (71.2 % at 0.7).
         evidence_judge: Under the default evidence policy, a causal question's evidence
             is checked by the evidence judge (``SARGPipeline(evidence_judge=...)``,
-            default the shipped :class:`~sarg_integrations.judge.LearnedEvidenceJudge`):
+            default :func:`~sarg_integrations.judge.default_evidence_judge`: the
+            geometric mean of the shipped judge reading each document alone and the
+            one reading the whole retrieved set, since the fortieth session):
             a passage relevance alone brought in leaves when scored below
             ``judge_drop_below``; a document scored above ``judge_add_above`` joins
             (``selected_by="judge"``; beside chains, only when at least
@@ -182,7 +184,9 @@ class SARGConfig:
             stories its training never read, sets zi-zl pass 85 of 160 where the
             thirty-seventh session's default passed 67, and the blind sets zza-zzd 68
             where it passed 52 (sets t and u: 34 and 28 of 40 where the thirty-first
-            session's passed 23 and 15); ``False`` in :meth:`paper`.
+            session's passed 23 and 15); with the set reader (fortieth session) the
+            640 stories of sets zze-zzt pass 378 where the document reader alone
+            passed 348; ``False`` in :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves. 0.5, the
             judge's own decision boundary (0.1 until the thirty-second session): helper
             sets o-q 54 of 120 (39 at 0.1) with the thirty-first session's judge, the

@@ -34,7 +34,7 @@ from sarg_integrations.evidence import (
 from sarg_integrations.extraction import default_extractor
 from sarg_integrations.extraction.base import TripleExtractor
 from sarg_integrations.extraction.runner import ExtractionRunner, collect
-from sarg_integrations.judge import EvidenceJudge, LearnedEvidenceJudge
+from sarg_integrations.judge import EvidenceJudge, default_evidence_judge
 from sarg_integrations.links import (
     EventReader,
     PastTenseEventReader,
@@ -105,9 +105,11 @@ class SARGPipeline:
             document is linked by them; default
             :class:`~sarg_integrations.links.PresentTenseProfileReader` (spaCy, as above).
         evidence_judge: An :class:`~sarg_integrations.judge.EvidenceJudge` that checks
-            a causal question's evidence (``config.evidence_judge``); default the
-            shipped :class:`~sarg_integrations.judge.LearnedEvidenceJudge` (a LoRA
-            adapter over the packaged MiniLM, loaded on first use).
+            a causal question's evidence (``config.evidence_judge``); default
+            :func:`~sarg_integrations.judge.default_evidence_judge`, the two shipped
+            :class:`~sarg_integrations.judge.LearnedEvidenceJudge` models (LoRA adapters over
+            the packaged MiniLM, one reading each document alone, one the whole
+            retrieved set; loaded on first use) combined.
 
     Models load lazily on the first run, so constructing a pipeline is cheap.
 
@@ -222,7 +224,7 @@ class SARGPipeline:
         self.profile_reader = profile_reader or PresentTenseProfileReader()
         # Loaded on the first causal question it judges, not here: construction stays fast.
         self.evidence_judge: EvidenceJudge | None = evidence_judge or (
-            LearnedEvidenceJudge() if self.config.evidence_judge else None
+            default_evidence_judge() if self.config.evidence_judge else None
         )
         self.tasr_strategy: Any = None
         if self.config.strategy == "tasr" or query_decomposer or entity_typer or llm:

@@ -12,9 +12,13 @@ the family sell the herd?").
 * :class:`EvidenceJudge`: the one-method protocol (``score(query, texts)``); inject your
   own (an LLM grader, a cross-encoder of your choice) with
   ``SARGPipeline(evidence_judge=...)``.
-* :class:`LearnedEvidenceJudge`: the shipped one, a LoRA adapter and a score head over
-  the packaged all-MiniLM-L6-v2 (``sarg_integrations/data/judge/README.md`` says how it
-  was trained and on what), loaded offline on first use.
+* :class:`LearnedEvidenceJudge`: a LoRA adapter and a score head over the packaged
+  all-MiniLM-L6-v2, loaded offline on first use. Two ship: one reads the question with
+  each document alone (``data/judge``), one with the whole retrieved set at once
+  (``data/judge_set``); ``sarg_integrations/data/judge/README.md`` says how they were
+  trained and on what.
+* :class:`CombinedEvidenceJudge`: the geometric mean of several judges' scores;
+  :func:`default_evidence_judge`, the default, combines the two shipped ones.
 
 Example:
     >>> class Keywords:
@@ -26,15 +30,24 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from sarg_integrations._models import load_once
 from sarg_integrations.errors import InputError
-from sarg_integrations.judge.model import DEFAULT_JUDGE_DIR, JudgeConfig
+from sarg_integrations.judge.model import DEFAULT_JUDGE_DIR, DEFAULT_SET_JUDGE_DIR, JudgeConfig
 
-__all__ = ["DEFAULT_JUDGE_DIR", "EvidenceJudge", "JudgeConfig", "LearnedEvidenceJudge"]
+__all__ = [
+    "DEFAULT_JUDGE_DIR",
+    "DEFAULT_SET_JUDGE_DIR",
+    "CombinedEvidenceJudge",
+    "EvidenceJudge",
+    "JudgeConfig",
+    "LearnedEvidenceJudge",
+    "default_evidence_judge",
+]
 
 
 @runtime_checkable
@@ -63,8 +76,9 @@ class LearnedEvidenceJudge:
 
     Args:
         model_dir: The folder with ``judge.json`` and ``judge.safetensors``; ``None``
-            for the packaged judge.
-        batch_size: Question + document pairs per encoder pass.
+            for the packaged document reader (:data:`DEFAULT_SET_JUDGE_DIR` for the
+            packaged set reader).
+        batch_size: Question + document pairs (or windows of a set) per encoder pass.
 
     Raises:
         ModelLoadError: On first use, when the folder's files are missing, corrupt or
@@ -86,8 +100,8 @@ class LearnedEvidenceJudge:
         return judge
 
     def __repr__(self) -> str:
-        where = "packaged" if self.model_dir == DEFAULT_JUDGE_DIR else str(self.model_dir)
-        return f"LearnedEvidenceJudge({where!r})"
+        packaged = {DEFAULT_JUDGE_DIR: "packaged", DEFAULT_SET_JUDGE_DIR: "packaged, reads sets"}
+        return f"LearnedEvidenceJudge({packaged.get(self.model_dir, str(self.model_dir))!r})"
 
     def network(self) -> tuple[Any, Any, JudgeConfig]:
         """``(network, tokenizer, config)``, loaded once per folder for the process."""
@@ -108,9 +122,93 @@ class LearnedEvidenceJudge:
                         ["Milk prices fell below the cost of production in 2016.",
                          "Thornwick Farm was founded in 1890."])   # high, low
         """
-        from sarg_integrations.judge.model import score_pairs
+        from sarg_integrations.judge.model import score_pairs, score_sets
 
         if not texts:
             return []
         network, tokenizer, config = self.network()
+        if config.reads == "set":
+            return score_sets(network, tokenizer, config, query, texts, self.batch_size)
         return score_pairs(network, tokenizer, config.max_length, query, texts, self.batch_size)
+
+
+class CombinedEvidenceJudge:
+    """Several judges as one: each text's score is the geometric mean of theirs.
+
+    A text any judge rules out (a score near 0) stays out, and a text joins only when
+    every judge is fairly sure of it. The default pairs the judge reading each document
+    alone with the one reading the whole retrieved set: the second weighs a document
+    against the story the others tell, but scores relative to them (among documents
+    that tell no step it still rates the most story-like high), which the first,
+    reading each document alone, checks.
+
+    Args:
+        judges: Two or more objects with ``score(query, texts) -> list[float]``.
+
+    Raises:
+        InputError: Fewer than two judges, or one without ``score``; when scoring, a
+            judge returning another number of scores than texts, or one outside [0, 1].
+
+    Example:
+        >>> class Fixed:
+        ...     def __init__(self, *scores):
+        ...         self.scores = list(scores)
+        ...     def score(self, query, texts):
+        ...         return self.scores[: len(texts)]
+        >>> judge = CombinedEvidenceJudge(Fixed(0.9, 0.01, 1.0), Fixed(0.4, 1.0, 1.0))
+        >>> [round(s, 3) for s in judge.score("Why?", ["a", "b", "c"])]
+        [0.6, 0.1, 1.0]
+    """
+
+    def __init__(self, *judges: EvidenceJudge) -> None:
+        if len(judges) < 2:
+            msg = f"CombinedEvidenceJudge needs two or more judges, got {len(judges)}"
+            raise InputError(msg)
+        for number, judge in enumerate(judges):
+            if not callable(getattr(judge, "score", None)):
+                msg = (
+                    f"judge {number} ({type(judge).__name__}) has no score(query, texts) "
+                    "method; pass evidence judges"
+                )
+                raise InputError(msg)
+        self.judges = judges
+
+    def __repr__(self) -> str:
+        return f"CombinedEvidenceJudge({', '.join(map(repr, self.judges))})"
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """The geometric mean of the judges' scores of each text."""
+        if not texts:
+            return []
+        product = [1.0] * len(texts)
+        for number, judge in enumerate(self.judges):
+            scores = list(judge.score(query, texts))
+            if len(scores) != len(texts):
+                msg = (
+                    f"judge {number} ({type(judge).__name__}) returned {len(scores)} scores "
+                    f"for {len(texts)} texts; return one score in [0, 1] per text"
+                )
+                raise InputError(msg)
+            for index, value in enumerate(scores):
+                number_like = isinstance(value, (int, float)) and not isinstance(value, bool)
+                if not number_like or not 0.0 <= value <= 1.0:
+                    msg = (
+                        f"judge {number} ({type(judge).__name__}) gave {value!r} for text "
+                        f"{index}; return a number in [0, 1] per text"
+                    )
+                    raise InputError(msg)
+                product[index] *= float(value)
+        return [math.pow(p, 1.0 / len(self.judges)) for p in product]
+
+
+def default_evidence_judge() -> CombinedEvidenceJudge:
+    """The default judge: the shipped document reader and set reader, combined.
+
+    On the fortieth session's fresh helper stories (sets zze-zzt, 640 stories no
+    judge trained on) the default evidence passes 378 with the two combined, 371 with
+    the set reader alone and 348 with the document reader alone
+    (``sarg_integrations/data/judge/README.md``).
+    """
+    return CombinedEvidenceJudge(
+        LearnedEvidenceJudge(DEFAULT_JUDGE_DIR), LearnedEvidenceJudge(DEFAULT_SET_JUDGE_DIR)
+    )

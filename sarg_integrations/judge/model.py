@@ -1,9 +1,16 @@
 """The evidence judge's network: packaged MiniLM + a low-rank adapter + one score head.
 
-The judge reads a question and one retrieved document together (a cross-encoder: the
-pair ``[CLS] question [SEP] document [SEP]``, the document in segment 1) and scores,
-from the mean of the encoder's token states, whether the document tells a step of the
-causal story the question asks about.
+The judge scores, from the mean of the encoder's states over a document's tokens,
+whether the document tells a step of the causal story the question asks about. It reads
+the question with either
+
+* one document at a time (``reads="document"``: a cross-encoder on the pair
+  ``[CLS] question [SEP] document [SEP]``, the document in segment 1), or
+* every retrieved document at once (``reads="set"``: ``[CLS] question [SEP] doc 1 [SEP]
+  doc 2 [SEP] …``, the documents in segment 1, each cut to ``document_tokens`` word
+  pieces), so that a document's score can depend on the story the others tell. A set
+  longer than ``max_length`` word pieces or ``documents_per_window`` documents (the
+  training stories hold 4 to 8) is read in consecutive windows, each with the question.
 
 The weights on disk (``judge.safetensors``) are only what training changed, as for the
 span tagger (:mod:`sarg_integrations.extraction.tagger_model`): LoRA factors of the
@@ -28,13 +35,19 @@ from sarg_integrations.errors import ModelLoadError
 __all__ = [
     "CONFIG_FILE",
     "DEFAULT_JUDGE_DIR",
+    "DEFAULT_SET_JUDGE_DIR",
     "FORMAT",
     "HEADS",
+    "READS",
     "WEIGHTS_FILE",
     "JudgeConfig",
+    "SetWindow",
     "judge_network_class",
     "load_judge_network",
+    "pack_set",
     "score_pairs",
+    "score_sets",
+    "set_batch",
 ]
 
 FORMAT = "sarg-evidence-judge"
@@ -42,7 +55,10 @@ VERSION = 1
 CONFIG_FILE = "judge.json"
 WEIGHTS_FILE = "judge.safetensors"
 DEFAULT_JUDGE_DIR = Path(__file__).resolve().parent.parent / "data" / "judge"
+DEFAULT_SET_JUDGE_DIR = Path(__file__).resolve().parent.parent / "data" / "judge_set"
 HEADS = ("head.",)
+READS = ("document", "set")
+QUESTION_TOKENS = 48  # word pieces of the question kept when reading a set
 
 
 @dataclass(frozen=True)
@@ -52,9 +68,16 @@ class JudgeConfig:
     Attributes:
         rank: LoRA rank ``r``.
         alpha: LoRA ``alpha``; the update is scaled by ``alpha / rank``.
-        max_length: Word-piece tokens per question + document pair.
+        max_length: Word-piece tokens per encoder input (a question + document pair, or a
+            window of the retrieved set).
         hidden_size: The encoder width (384 for MiniLM-L6).
         info: Free-form training record (data, figures, licenses); not interpreted.
+        reads: ``"document"`` (one document per input) or ``"set"`` (the question with
+            every retrieved document at once); files without the field read documents.
+        document_tokens: Word pieces kept of each document when reading a set.
+        documents_per_window: Documents read together at most when reading a set (as
+            many as the training stories held: a judge that learned on sets of 4 to 8
+            scored announcements of open days 0.6 to 0.9 for a why-question among 26).
     """
 
     rank: int
@@ -62,6 +85,9 @@ class JudgeConfig:
     max_length: int = 160
     hidden_size: int = 384
     info: Mapping[str, Any] | None = None
+    reads: str = "document"
+    document_tokens: int = 110
+    documents_per_window: int = 8
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object written as ``judge.json``."""
@@ -73,6 +99,9 @@ class JudgeConfig:
             "alpha": self.alpha,
             "max_length": self.max_length,
             "hidden_size": self.hidden_size,
+            "reads": self.reads,
+            "document_tokens": self.document_tokens,
+            "documents_per_window": self.documents_per_window,
             "info": dict(self.info or {}),
         }
 
@@ -95,11 +124,24 @@ class JudgeConfig:
                 max_length=int(data["max_length"]),
                 hidden_size=int(data["hidden_size"]),
                 info=data.get("info") or {},
+                reads=str(data.get("reads", "document")),
+                document_tokens=int(data.get("document_tokens", 110)),
+                documents_per_window=int(data.get("documents_per_window", 8)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             msg = f"{str(file)!r} lacks or mistypes a field: {exc!r}"
             raise ModelLoadError(msg) from None
-        if config.rank < 1 or not math.isfinite(config.alpha) or not 8 <= config.max_length <= 512:
+        if (
+            config.rank < 1
+            or not math.isfinite(config.alpha)
+            or not 8 <= config.max_length <= 512
+            or config.reads not in READS
+            or config.documents_per_window < 1
+            or (
+                config.reads == "set"
+                and not 1 <= config.document_tokens <= config.max_length - QUESTION_TOKENS - 3
+            )
+        ):
             msg = f"{str(file)!r} has out-of-range values: {config}"
             raise ModelLoadError(msg)
         return config
@@ -111,17 +153,30 @@ def judge_network_class() -> type:
     import torch
 
     class EvidenceJudgeNetwork(torch.nn.Module):
-        """BERT encoder + mean pooling + one logit."""
+        """BERT encoder + mean pooling + one logit (per input, or per document span)."""
 
         def __init__(self, encoder: Any, hidden_size: int) -> None:
             super().__init__()
             self.encoder = encoder
             self.head = torch.nn.Linear(hidden_size, 1)
 
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+        def forward(
+            self,
+            input_ids: Any,
+            attention_mask: Any,
+            token_type_ids: Any,
+            spans: Any = None,
+        ) -> Any:
+            """One logit per input ``(batch,)``, or per document of a set ``(batch, documents)``.
+
+            ``spans`` are ``(batch, documents, tokens)`` 0/1 masks, one row per document.
+            """
             hidden = self.encoder(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
+            if spans is not None:
+                pooled = spans @ hidden / spans.sum(-1, keepdim=True).clamp(min=1.0)
+                return self.head(pooled).squeeze(-1)
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
             return self.head(pooled).squeeze(-1)
@@ -155,6 +210,117 @@ def score_pairs(
             )
             logits = network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
             out.extend(torch.sigmoid(logits.float()).tolist())
+    return out
+
+
+@dataclass(frozen=True)
+class SetWindow:
+    """One encoder input of a set: word-piece ids, segment ids, and each document's span.
+
+    ``spans`` holds ``(index of the document in the set, first token, end token)``; a
+    document's span is its word pieces and the ``[SEP]`` closing them.
+    """
+
+    input_ids: tuple[int, ...]
+    token_type_ids: tuple[int, ...]
+    spans: tuple[tuple[int, int, int], ...]
+
+
+def pack_set(
+    tokenizer: Any,
+    query: str,
+    texts: Sequence[str],
+    max_length: int,
+    document_tokens: int,
+    documents_per_window: int = 8,
+) -> list[SetWindow]:
+    """The windows in which a judge reading sets reads ``texts`` with ``query``.
+
+    Documents keep their order; each is cut to ``document_tokens`` word pieces, and a
+    new window (``[CLS] question [SEP]`` again) starts when the next one would pass
+    ``max_length`` or the window holds ``documents_per_window`` documents.
+
+    Example::
+
+        >>> from sarg_integrations.extraction.tagger_model import load_base_encoder
+        >>> tokenizer = load_base_encoder()[1]
+        >>> windows = pack_set(tokenizer, "Why?", ["Rain fell.", "Roads flooded."], 512, 110)
+        >>> [w.spans for w in windows]
+        [((0, 4, 8), (1, 8, 12))]
+    """
+    question = tokenizer(utf8_encodable(query), add_special_tokens=False)["input_ids"]
+    question = question[:QUESTION_TOKENS]
+    opening = [tokenizer.cls_token_id, *question, tokenizer.sep_token_id]
+    windows: list[tuple[list[int], list[tuple[int, int, int]]]] = []
+    for index, text in enumerate(texts):
+        pieces = tokenizer(utf8_encodable(text), add_special_tokens=False)["input_ids"]
+        pieces = [*pieces[:document_tokens], tokenizer.sep_token_id]
+        if (
+            not windows
+            or len(windows[-1][0]) + len(pieces) > max_length
+            or len(windows[-1][1]) >= documents_per_window
+        ):
+            windows.append((list(opening), []))
+        ids, spans = windows[-1]
+        spans.append((index, len(ids), len(ids) + len(pieces)))
+        ids.extend(pieces)
+    return [
+        SetWindow(
+            tuple(ids),
+            tuple([0] * len(opening) + [1] * (len(ids) - len(opening))),
+            tuple(spans),
+        )
+        for ids, spans in windows
+    ]
+
+
+def set_batch(windows: Sequence[SetWindow]) -> tuple[Any, Any, Any, Any]:
+    """``(input_ids, attention_mask, token_type_ids, spans)`` tensors for ``windows``, padded."""
+    import torch
+
+    length = max(len(w.input_ids) for w in windows)
+    documents = max(len(w.spans) for w in windows)
+    input_ids = torch.zeros(len(windows), length, dtype=torch.long)
+    token_type_ids = torch.zeros_like(input_ids)
+    attention_mask = torch.zeros_like(input_ids)
+    spans = torch.zeros(len(windows), documents, length)
+    for row, window in enumerate(windows):
+        size = len(window.input_ids)
+        input_ids[row, :size] = torch.tensor(window.input_ids)
+        token_type_ids[row, :size] = torch.tensor(window.token_type_ids)
+        attention_mask[row, :size] = 1
+        for column, (_, first, end) in enumerate(window.spans):
+            spans[row, column, first:end] = 1.0
+    return input_ids, attention_mask, token_type_ids, spans
+
+
+def score_sets(
+    network: Any,
+    tokenizer: Any,
+    config: JudgeConfig,
+    query: str,
+    texts: Sequence[str],
+    batch_size: int = 8,
+) -> list[float]:
+    """The judge's probability for each of ``texts``, read together with ``query``."""
+    import torch
+
+    out = [0.0] * len(texts)
+    windows = pack_set(
+        tokenizer,
+        query,
+        texts,
+        config.max_length,
+        config.document_tokens,
+        config.documents_per_window,
+    )
+    with torch.inference_mode():
+        for start in range(0, len(windows), batch_size):
+            chunk = windows[start : start + batch_size]
+            probabilities = torch.sigmoid(network(*set_batch(chunk)).float())
+            for row, window in enumerate(chunk):
+                for column, (index, _, _) in enumerate(window.spans):
+                    out[index] = float(probabilities[row, column])
     return out
 
 

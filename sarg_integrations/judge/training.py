@@ -9,9 +9,11 @@ of the documents whose chain answers it (the same JSON Lines the story benchmark
      "documents": [{"id": "d1", "text": "…"}, …]}
 
 Each (question, document) pair is one example, labelled 1 when the document is in the
-chain. A share of the stories is held out (by story) to pick the epoch: the one whose
-judge alone, keeping the documents it scores at 0.5 or more, returns exactly the chain
-for the most held-out stories.
+chain; a judge reading sets (``reads="set"``) takes each story as one example, its
+documents in a new random order each epoch, one label per document. A share of the
+stories is held out (by story) to pick the epoch: the one whose judge alone, keeping the
+documents it scores at 0.5 or more, returns exactly the chain for the most held-out
+stories.
 
 Example (a few steps on a tiny file; the test suite runs this)::
 
@@ -35,10 +37,14 @@ from sarg_integrations.extraction.tagger_training import save_model_folder, warm
 from sarg_integrations.judge.model import (
     CONFIG_FILE,
     HEADS,
+    READS,
     WEIGHTS_FILE,
     JudgeConfig,
     judge_network_class,
+    pack_set,
     score_pairs,
+    score_sets,
+    set_batch,
 )
 
 __all__ = ["JudgeStory", "JudgeTrainingReport", "read_story_files", "train_judge"]
@@ -150,14 +156,16 @@ def _split(
 
 
 def _held_out_scores(
-    network: Any, tokenizer: Any, max_length: int, stories: Sequence[JudgeStory]
+    network: Any, tokenizer: Any, config: JudgeConfig, stories: Sequence[JudgeStory]
 ) -> dict[str, float]:
     exact = tp = fp = fn = 0
     for story in stories:
         ids = list(story.documents)
-        scores = score_pairs(
-            network, tokenizer, max_length, story.question, [story.documents[i] for i in ids]
-        )
+        texts = [story.documents[i] for i in ids]
+        if config.reads == "set":
+            scores = score_sets(network, tokenizer, config, story.question, texts)
+        else:
+            scores = score_pairs(network, tokenizer, config.max_length, story.question, texts)
         kept = {i for i, s in zip(ids, scores) if s >= 0.5}
         exact += kept == story.chain
         tp += len(kept & story.chain)
@@ -178,8 +186,11 @@ def train_judge(
     rank: int = 8,
     alpha: float = 16.0,
     learning_rate: float = 5e-4,
-    batch_size: int = 16,
-    max_length: int = 160,
+    batch_size: int | None = None,
+    max_length: int | None = None,
+    reads: str = "document",
+    document_tokens: int = 110,
+    documents_per_window: int = 8,
     held_out_fraction: float = 0.1,
     seed: int = 0,
     max_steps: int | None = None,
@@ -189,15 +200,49 @@ def train_judge(
 ) -> JudgeTrainingReport:
     """Fine-tune a judge on ``stories``; save ``judge.json`` + ``judge.safetensors`` to ``out_dir``.
 
+    ``reads`` picks what the judge reads with the question: one ``"document"`` (pairs;
+    by default batches of 16 pairs, 160 word pieces) or the whole ``"set"`` of
+    retrieved documents (by default batches of 8 stories, 512 word pieces, each
+    document cut to ``document_tokens``, ``documents_per_window`` documents read
+    together at most).
+
     Raises:
         ConfigError: A setting out of range.
         InputError: No story, or no story with both a chain document and another one.
         MissingDependencyError: ``peft`` (the ``train`` extra) is absent.
     """
+    if reads not in READS:
+        msg = f"reads={reads!r} must be one of {READS}"
+        raise ConfigError(msg)
+    by_set = reads == "set"
+    if batch_size is None:
+        batch_size = 8 if by_set else 16
+    if max_length is None:
+        max_length = 512 if by_set else 160
     if epochs < 1 or batch_size < 1 or rank < 1 or not 0 <= held_out_fraction < 1:
         msg = (
             f"epochs={epochs}, batch_size={batch_size}, rank={rank} must be >= 1 and "
             f"held_out_fraction={held_out_fraction} in [0, 1)"
+        )
+        raise ConfigError(msg)
+    config = JudgeConfig(
+        rank=rank,
+        alpha=alpha,
+        max_length=max_length,
+        info=info,
+        reads=reads,
+        document_tokens=document_tokens,
+        documents_per_window=documents_per_window,
+    )
+    if (
+        not 8 <= max_length <= 512
+        or (by_set and not 1 <= document_tokens <= max_length - 51)
+        or documents_per_window < 1
+    ):
+        msg = (
+            f"max_length={max_length} must be in [8, 512] and, reading sets, document_tokens="
+            f"{document_tokens} in [1, max_length - 51] (the question takes up to 51) and "
+            f"documents_per_window={documents_per_window} >= 1"
         )
         raise ConfigError(msg)
     if not any(len(s.documents) > len(s.chain) for s in stories):
@@ -219,11 +264,15 @@ def train_judge(
     train, held = (
         _split(stories, held_out_fraction, seed) if held_out_fraction else (list(stories), [])
     )
-    examples = [
-        (story.question, text, float(doc_id in story.chain))
-        for story in train
-        for doc_id, text in story.documents.items()
-    ]
+    examples: list[Any] = (
+        list(train)
+        if by_set
+        else [
+            (story.question, text, float(doc_id in story.chain))
+            for story in train
+            for doc_id, text in story.documents.items()
+        ]
+    )
     encoder, tokenizer = tagger_model.load_base_encoder()
     encoder = get_peft_model(
         encoder,
@@ -256,18 +305,23 @@ def train_judge(
             if step >= total:
                 break
             chunk = examples[start : start + batch_size]
-            batch = tokenizer(
-                [q for q, _, _ in chunk],
-                [t for _, t, _ in chunk],
-                padding=True,
-                truncation="longest_first",
-                max_length=max_length,
-                return_tensors="pt",
-            )
-            logits = network(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                logits, torch.tensor([y for _, _, y in chunk])
-            )
+            if by_set:
+                loss = _set_loss(network, tokenizer, config, chunk, rng)
+            else:
+                batch = tokenizer(
+                    [q for q, _, _ in chunk],
+                    [t for _, t, _ in chunk],
+                    padding=True,
+                    truncation="longest_first",
+                    max_length=max_length,
+                    return_tensors="pt",
+                )
+                logits = network(
+                    batch["input_ids"], batch["attention_mask"], batch["token_type_ids"]
+                )
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                    logits, torch.tensor([y for _, _, y in chunk])
+                )
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -280,7 +334,7 @@ def train_judge(
         network.eval()
         record: dict[str, float] = {"epoch": epoch, "step": step, "loss": round(running, 4)}
         if held:
-            record.update(_held_out_scores(network, tokenizer, max_length, held))
+            record.update(_held_out_scores(network, tokenizer, config, held))
         history.append(record)
         say(f"epoch {epoch}: {record}")
         score = record.get("stories_exact", float(epoch))
@@ -303,9 +357,42 @@ def train_judge(
         },
         history=history,
     )
-    config = JudgeConfig(rank=rank, alpha=alpha, max_length=max_length, info=info)
     _save(Path(out_dir), config, tensors, report)
     return report
+
+
+def _set_loss(
+    network: Any,
+    tokenizer: Any,
+    config: JudgeConfig,
+    stories: Sequence[JudgeStory],
+    rng: random.Random,
+) -> Any:
+    """Mean binary cross-entropy over the documents of ``stories``, each read as a set."""
+    import torch
+
+    windows, labels = [], []
+    for story in stories:
+        ids = list(story.documents)
+        rng.shuffle(ids)  # a new order each time: the judge must not learn positions
+        for window in pack_set(
+            tokenizer,
+            story.question,
+            [story.documents[i] for i in ids],
+            config.max_length,
+            config.document_tokens,
+            config.documents_per_window,
+        ):
+            windows.append(window)
+            labels.append([float(ids[index] in story.chain) for index, _, _ in window.spans])
+    logits = network(*set_batch(windows))
+    target = torch.zeros(logits.shape)
+    mask = torch.zeros(logits.shape)
+    for row, values in enumerate(labels):
+        target[row, : len(values)] = torch.tensor(values)
+        mask[row, : len(values)] = 1.0
+    losses = torch.nn.functional.binary_cross_entropy_with_logits(logits, target, reduction="none")
+    return (losses * mask).sum() / mask.sum().clamp(min=1.0)
 
 
 def _save(

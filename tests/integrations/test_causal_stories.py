@@ -501,18 +501,28 @@ def test_story_ids_are_unique() -> None:
 # 27, 2, 20, 30, 17, 32, 33 and 12 on that session's code, which changed nothing they
 # run: a judge retrained on 2,371 stories passed the same 173 of the 320, and the team's
 # 150, so it was not shipped (docs/evaluation.md).
+# In the fortieth session eight more helpers that saw no code wrote sets zzm-zzt (40 each:
+# a broad mix; business figures; science and health; later consequences and earlier
+# causes as distractors; sport, arts and councils; distractors naming the chain's people
+# and places; forward questions only; backward questions only). First runs on that
+# session's starting code: 23, 24, 24, 0, 27, 28, 28, 21 (175 of 320). A second judge,
+# reading the question with the whole retrieved set at once, was trained on the team's
+# stories and sets a-zzd but zzc (2,371 stories); the default judge is now its geometric
+# mean with the judge reading each document alone: zze-zzl 173 -> 186, zzm-zzt
+# 175 -> 192, zzc 1 -> 2, the team's 151 kept; a-zzd but zzc, training data, 1,505 -> 1,520
+# (replayed on each story's recorded evidence; docs/evaluation.md).
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 48, "b": 50, "c": 33, "d": 34, "e": 35, "f": 26, "g": 30, "h": 35, "i": 25, "j": 35,
-    "k": 27, "l": 31, "m": 29, "n": 30, "o": 24, "p": 31, "q": 28, "r": 31, "s": 29, "t": 37,
-    "u": 25, "v": 33, "w": 34, "x": 28, "y": 34, "z": 33, "za": 22, "zb": 26, "zc": 25,
-    "zd": 29, "ze": 28, "zf": 26, "zg": 32, "zh": 24, "zi": 22, "zj": 23, "zk": 13, "zl": 27,
-    "zm": 28, "zn": 24, "zo": 26, "zp": 33, "zq": 31, "zr": 18, "zs": 18, "zt": 8, "zu": 8,
-    "zv": 24, "zw": 23, "zx": 28, "zy": 17, "zz": 20, "zza": 26, "zzb": 19, "zzc": 1,
-    "zzd": 22, "zze": 27, "zzf": 2, "zzg": 20, "zzh": 30, "zzi": 17, "zzj": 32, "zzk": 33,
-    "zzl": 12,
+    "a": 48, "b": 50, "c": 31, "d": 33, "e": 36, "f": 29, "g": 29, "h": 33, "i": 26, "j": 35,
+    "k": 31, "l": 31, "m": 26, "n": 29, "o": 28, "p": 31, "q": 29, "r": 33, "s": 28, "t": 33,
+    "u": 27, "v": 33, "w": 33, "x": 24, "y": 34, "z": 27, "za": 27, "zb": 23, "zc": 26,
+    "zd": 29, "ze": 27, "zf": 26, "zg": 33, "zh": 20, "zi": 25, "zj": 23, "zk": 16, "zl": 29,
+    "zm": 28, "zn": 25, "zo": 28, "zp": 33, "zq": 31, "zr": 19, "zs": 20, "zt": 7, "zu": 10,
+    "zv": 22, "zw": 23, "zx": 29, "zy": 19, "zz": 22, "zza": 28, "zzb": 19, "zzc": 2, "zzd": 26,
+    "zze": 30, "zzf": 8, "zzg": 26, "zzh": 32, "zzi": 16, "zzj": 33, "zzk": 30, "zzl": 11,
+    "zzm": 28, "zzn": 23, "zzo": 25, "zzp": 0, "zzq": 32, "zzr": 29, "zzs": 32, "zzt": 23,
 }
 
 

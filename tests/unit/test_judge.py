@@ -11,7 +11,13 @@ from sarg_integrations import SARGConfig, SARGPipeline
 from sarg_integrations.direction import CueWordDirectionClassifier
 from sarg_integrations.errors import ConfigError, InputError, ModelLoadError
 from sarg_integrations.evidence import judged_evidence
-from sarg_integrations.judge import EvidenceJudge, LearnedEvidenceJudge
+from sarg_integrations.judge import (
+    DEFAULT_JUDGE_DIR,
+    DEFAULT_SET_JUDGE_DIR,
+    CombinedEvidenceJudge,
+    EvidenceJudge,
+    LearnedEvidenceJudge,
+)
 from sarg_integrations.judge.model import CONFIG_FILE, JudgeConfig
 from sarg_integrations.judge.training import read_story_files
 from sarg_integrations.schema import (
@@ -454,9 +460,65 @@ def test_no_judge_on_a_question_asking_what_may_follow():
     assert len(judge.calls) == 1
 
 
-def test_the_default_judge_is_the_shipped_one_unless_switched_off():
-    assert isinstance(_pipeline().evidence_judge, LearnedEvidenceJudge)
+def test_the_default_judge_is_the_shipped_pair_unless_switched_off():
+    judge = _pipeline().evidence_judge
+    assert isinstance(judge, CombinedEvidenceJudge)
+    assert [j.model_dir for j in judge.judges] == [DEFAULT_JUDGE_DIR, DEFAULT_SET_JUDGE_DIR]
+    assert all(isinstance(j, LearnedEvidenceJudge) for j in judge.judges)
     assert _pipeline(SARGConfig(evidence_judge=False)).evidence_judge is None
+
+
+class Scripted:
+    def __init__(self, *scores):
+        self.scores = list(scores)
+        self.asked = []
+
+    def score(self, query, texts):
+        self.asked.append((query, list(texts)))
+        return self.scores
+
+
+def test_combined_judges_give_the_geometric_mean_and_see_every_text():
+    first, second = Scripted(0.9, 0.0, 1.0, 0.25), Scripted(0.4, 1.0, 1.0, 1.0)
+    combined = CombinedEvidenceJudge(first, second)
+    assert isinstance(combined, EvidenceJudge)
+    scores = combined.score("Why?", ["a", "b", "c", "d"])
+    assert scores == pytest.approx([0.6, 0.0, 1.0, 0.5])
+    # brute force: the geometric mean of three judges
+    third = Scripted(0.5, 0.5, 0.5, 0.5)
+    scores = CombinedEvidenceJudge(first, second, third).score("Why?", ["a", "b", "c", "d"])
+    triples = zip(first.scores, second.scores, third.scores)
+    expected = [(x * y * z) ** (1 / 3) for x, y, z in triples]
+    assert scores == pytest.approx(expected)
+    # each judge reads the whole set at once (a set reader needs the others)
+    assert first.asked[0] == ("Why?", ["a", "b", "c", "d"])
+    assert combined.score("Why?", []) == []
+
+
+@pytest.mark.parametrize(
+    ("judges", "message"),
+    [
+        ((Scripted(0.5),), "needs two or more judges, got 1"),
+        ((Scripted(0.5), object()), r"judge 1 \(object\) has no score"),
+    ],
+)
+def test_combined_judges_are_checked(judges, message):
+    with pytest.raises(InputError, match=message):
+        CombinedEvidenceJudge(*judges)
+
+
+@pytest.mark.parametrize(
+    ("scores", "message"),
+    [
+        ([0.5], "judge 1 \\(Scripted\\) returned 1 scores for 2 texts"),
+        ([0.5, 1.5], "judge 1 \\(Scripted\\) gave 1.5 for text 1"),
+        ([0.5, True], "gave True for text 1"),
+    ],
+)
+def test_a_combined_judge_names_the_member_that_scores_badly(scores, message):
+    combined = CombinedEvidenceJudge(Scripted(0.5, 0.5), Scripted(*scores))
+    with pytest.raises(InputError, match=message):
+        combined.score("Why?", ["a", "b"])
 
 
 def test_a_judge_without_score_is_refused_by_name():
@@ -503,6 +565,23 @@ def test_judge_config_round_trips(tmp_path):
     assert JudgeConfig.read(_config_file(tmp_path)) == JudgeConfig(rank=8, alpha=16.0, info={})
 
 
+def test_a_judge_config_reading_sets_round_trips_and_old_files_read_documents(tmp_path):
+    reading_sets = JudgeConfig(rank=8, alpha=16.0, max_length=512, reads="set", document_tokens=90)
+    file = tmp_path / CONFIG_FILE
+    file.write_text(json.dumps(reading_sets.to_json()), encoding="utf-8")
+    assert JudgeConfig.read(file) == JudgeConfig(
+        rank=8, alpha=16.0, max_length=512, reads="set", document_tokens=90, info={}
+    )
+    # a file written before the field existed (the judges of sessions 31-39) reads documents
+    old = {
+        k: v
+        for k, v in JudgeConfig(rank=8, alpha=16.0).to_json().items()
+        if k not in ("reads", "document_tokens")
+    }
+    file.write_text(json.dumps(old), encoding="utf-8")
+    assert JudgeConfig.read(file).reads == "document"
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
@@ -511,6 +590,9 @@ def test_judge_config_round_trips(tmp_path):
         ({"rank": 0}, "out-of-range values"),
         ({"max_length": 4}, "out-of-range values"),
         ({"rank": "eight"}, "lacks or mistypes a field"),
+        ({"reads": "paragraph"}, "out-of-range values"),
+        ({"reads": "set", "max_length": 160, "document_tokens": 140}, "out-of-range values"),
+        ({"document_tokens": "many"}, "lacks or mistypes a field"),
     ],
 )
 def test_a_bad_judge_config_names_the_file(tmp_path, changes, message):

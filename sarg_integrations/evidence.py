@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sarg_integrations._text import count_tokens, sentence_spans
-from sarg_integrations.errors import InputError
+from sarg_integrations.judge import checked_scores
 from sarg_integrations.links import (
     BRIDGE_MAX_MENTIONS,
     EventReader,
@@ -736,23 +736,15 @@ def judged_evidence(
     scored = [
         d for d in documents if d.text.strip() and (add_above is not None or d.id in bar)
     ]
-    scores = list(judge.score(query, [d.text for d in scored])) if scored else []
-    if len(scores) != len(scored):
-        msg = (
-            f"evidence_judge.score returned {len(scores)} scores for {len(scored)} texts; "
-            "return one score in [0, 1] per text, in order"
-        )
-        raise InputError(msg)
+    scores = checked_scores(
+        judge.score(query, [d.text for d in scored]) if scored else [],
+        len(scored),
+        "evidence_judge.score",
+        lambda index: f"document {scored[index].id!r}",
+    )
     by_id: dict[str, float] = {}
     for doc, value in zip(scored, scores):
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not number or not 0.0 <= value <= 1.0:
-            msg = (
-                f"evidence_judge.score gave {value!r} for document {doc.id!r}; "
-                "return a number in [0, 1] per text"
-            )
-            raise InputError(msg)
-        by_id.setdefault(doc.id, float(value))
+        by_id.setdefault(doc.id, value)
     kept = [
         p for p in evidence
         if p.document_id not in bar or by_id.get(p.document_id, 1.0) >= bar[p.document_id]

@@ -31,7 +31,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -46,8 +46,40 @@ __all__ = [
     "EvidenceJudge",
     "JudgeConfig",
     "LearnedEvidenceJudge",
+    "checked_scores",
     "default_evidence_judge",
 ]
+
+
+def checked_scores(
+    scores: Sequence[Any], count: int, who: str, name: Callable[[int], str]
+) -> list[float]:
+    """``scores`` as floats, once checked: ``count`` of them, each a number in [0, 1].
+
+    ``who`` names the judge in the message (``"evidence_judge.score"``), ``name(i)`` the
+    ``i``-th text (``"document 'museum'"``).
+
+    Raises:
+        InputError: Another number of scores than ``count``, or one that is not a
+            number in [0, 1] (``True``, ``"high"``, NaN, 1.5).
+
+    Example:
+        >>> checked_scores([0.2, 1], 2, "judge", lambda i: f"text {i}")
+        [0.2, 1.0]
+    """
+    scores = list(scores)
+    if len(scores) != count:
+        msg = (
+            f"{who} returned {len(scores)} scores for {count} texts; "
+            "return one score in [0, 1] per text, in order"
+        )
+        raise InputError(msg)
+    for index, value in enumerate(scores):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not 0.0 <= value <= 1.0:
+            msg = f"{who} gave {value!r} for {name(index)}; return a number in [0, 1] per text"
+            raise InputError(msg)
+    return [float(value) for value in scores]
 
 
 @runtime_checkable
@@ -122,14 +154,12 @@ class LearnedEvidenceJudge:
                         ["Milk prices fell below the cost of production in 2016.",
                          "Thornwick Farm was founded in 1890."])   # high, low
         """
-        from sarg_integrations.judge.model import score_pairs, score_sets
+        from sarg_integrations.judge.model import score_texts
 
         if not texts:
             return []
         network, tokenizer, config = self.network()
-        if config.reads == "set":
-            return score_sets(network, tokenizer, config, query, texts, self.batch_size)
-        return score_pairs(network, tokenizer, config.max_length, query, texts, self.batch_size)
+        return score_texts(network, tokenizer, config, query, texts, self.batch_size)
 
 
 class CombinedEvidenceJudge:
@@ -182,22 +212,9 @@ class CombinedEvidenceJudge:
             return []
         product = [1.0] * len(texts)
         for number, judge in enumerate(self.judges):
-            scores = list(judge.score(query, texts))
-            if len(scores) != len(texts):
-                msg = (
-                    f"judge {number} ({type(judge).__name__}) returned {len(scores)} scores "
-                    f"for {len(texts)} texts; return one score in [0, 1] per text"
-                )
-                raise InputError(msg)
-            for index, value in enumerate(scores):
-                number_like = isinstance(value, (int, float)) and not isinstance(value, bool)
-                if not number_like or not 0.0 <= value <= 1.0:
-                    msg = (
-                        f"judge {number} ({type(judge).__name__}) gave {value!r} for text "
-                        f"{index}; return a number in [0, 1] per text"
-                    )
-                    raise InputError(msg)
-                product[index] *= float(value)
+            who = f"judge {number} ({type(judge).__name__})"
+            scores = checked_scores(judge.score(query, texts), len(texts), who, "text {}".format)
+            product = [p * value for p, value in zip(product, scores)]
         return [math.pow(p, 1.0 / len(self.judges)) for p in product]
 
 

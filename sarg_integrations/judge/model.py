@@ -47,6 +47,7 @@ __all__ = [
     "pack_set",
     "score_pairs",
     "score_sets",
+    "score_texts",
     "set_batch",
 ]
 
@@ -75,9 +76,11 @@ class JudgeConfig:
         reads: ``"document"`` (one document per input) or ``"set"`` (the question with
             every retrieved document at once); files without the field read documents.
         document_tokens: Word pieces kept of each document when reading a set.
-        documents_per_window: Documents read together at most when reading a set (as
-            many as the training stories held: a judge that learned on sets of 4 to 8
-            scored announcements of open days 0.6 to 0.9 for a why-question among 26).
+        documents_per_window: Documents read together at most when reading a set: as
+            many as the training stories held (4 to 8). Read together, 26 documents got
+            scores out of the range the judge learned (open-day announcements 0.17 to
+            1.0 for a why-question); in windows of 8, a window with no step still gets
+            scores relative to its documents, which the default's document reader checks.
     """
 
     rank: int
@@ -131,20 +134,28 @@ class JudgeConfig:
         except (KeyError, TypeError, ValueError) as exc:
             msg = f"{str(file)!r} lacks or mistypes a field: {exc!r}"
             raise ModelLoadError(msg) from None
-        if (
-            config.rank < 1
-            or not math.isfinite(config.alpha)
-            or not 8 <= config.max_length <= 512
-            or config.reads not in READS
-            or config.documents_per_window < 1
-            or (
-                config.reads == "set"
-                and not 1 <= config.document_tokens <= config.max_length - QUESTION_TOKENS - 3
-            )
-        ):
+        if not config.in_range():
             msg = f"{str(file)!r} has out-of-range values: {config}"
             raise ModelLoadError(msg)
         return config
+
+    def in_range(self) -> bool:
+        """Whether every setting is usable.
+
+        A set's document must fit a window beside the question: ``document_tokens`` at
+        most ``max_length`` - 51.
+        """
+        return (
+            self.rank >= 1
+            and math.isfinite(self.alpha)
+            and 8 <= self.max_length <= 512
+            and self.reads in READS
+            and self.documents_per_window >= 1
+            and (
+                self.reads != "set"
+                or 1 <= self.document_tokens <= self.max_length - QUESTION_TOKENS - 3
+            )
+        )
 
 
 @functools.lru_cache(maxsize=1)
@@ -322,6 +333,24 @@ def score_sets(
                 for column, (index, _, _) in enumerate(window.spans):
                     out[index] = float(probabilities[row, column])
     return out
+
+
+def score_texts(
+    network: Any,
+    tokenizer: Any,
+    config: JudgeConfig,
+    query: str,
+    texts: Sequence[str],
+    batch_size: int | None = None,
+) -> list[float]:
+    """The judge's probability for each of ``texts``, read as ``config.reads`` says.
+
+    ``batch_size`` is pairs or windows per encoder pass (``None``: each scorer's default).
+    """
+    chosen = {} if batch_size is None else {"batch_size": batch_size}
+    if config.reads == "set":
+        return score_sets(network, tokenizer, config, query, texts, **chosen)
+    return score_pairs(network, tokenizer, config.max_length, query, texts, **chosen)
 
 
 def load_judge_network(folder: Path, base_dir: Path | None = None) -> tuple[Any, Any, JudgeConfig]:

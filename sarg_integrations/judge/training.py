@@ -42,8 +42,7 @@ from sarg_integrations.judge.model import (
     JudgeConfig,
     judge_network_class,
     pack_set,
-    score_pairs,
-    score_sets,
+    score_texts,
     set_batch,
 )
 
@@ -162,10 +161,7 @@ def _held_out_scores(
     for story in stories:
         ids = list(story.documents)
         texts = [story.documents[i] for i in ids]
-        if config.reads == "set":
-            scores = score_sets(network, tokenizer, config, story.question, texts)
-        else:
-            scores = score_pairs(network, tokenizer, config.max_length, story.question, texts)
+        scores = score_texts(network, tokenizer, config, story.question, texts)
         kept = {i for i, s in zip(ids, scores) if s >= 0.5}
         exact += kept == story.chain
         tp += len(kept & story.chain)
@@ -234,15 +230,11 @@ def train_judge(
         document_tokens=document_tokens,
         documents_per_window=documents_per_window,
     )
-    if (
-        not 8 <= max_length <= 512
-        or (by_set and not 1 <= document_tokens <= max_length - 51)
-        or documents_per_window < 1
-    ):
+    if not config.in_range():
         msg = (
-            f"max_length={max_length} must be in [8, 512] and, reading sets, document_tokens="
-            f"{document_tokens} in [1, max_length - 51] (the question takes up to 51) and "
-            f"documents_per_window={documents_per_window} >= 1"
+            f"max_length={max_length} must be in [8, 512], alpha={alpha} finite and, reading "
+            f"sets, document_tokens={document_tokens} in [1, max_length - 51] (the question "
+            f"takes up to 51) and documents_per_window={documents_per_window} >= 1"
         )
         raise ConfigError(msg)
     if not any(len(s.documents) > len(s.chain) for s in stories):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -615,11 +615,11 @@ alone brought in. A chain's documents and those linked to it stand: the judge re
 document at a time, and a story's first cause often shares no word with the question
 ("Air pollution reached record levels" for "Why did the council ban cars?"). Judging
 every passage instead passed 2 more of the 80 held-out helper stories (sets m, n, with a
-judge trained on sets a-l) and 9 fewer of the team's 151. Since the thirty-fourth
-session a document that only a shared node of an extracted triple linked
-(:func:`linked_evidence`, :func:`onward_evidence`) leaves below the lower
-``judge_drop_linked_below`` (``judged_evidence(..., linked=)``); one found as a step's
-stated source, as the asked event's story or continuing a held one stands."""
+judge trained on sets a-l) and 9 fewer of the team's 151. A document linked to the
+evidence (``selected_by="linked"``: by a shared node of an extracted triple, as a step's
+stated source, as the asked event's story or continuing a held one) leaves below the
+lower ``judge_drop_linked_below``: since the thirty-fourth session one a shared triple
+node linked, and since the forty-first every one."""
 
 
 JOIN_RELEVANCE_SHARE = 0.5
@@ -648,7 +648,6 @@ def judged_evidence(
     drop_below: float,
     add_above: float | None,
     relevance: Mapping[str, float] | None = None,
-    linked: Collection[str] = (),
     drop_linked_below: float = 0.0,
     drop_chain_below: float = 0.0,
     stats: dict[str, Any] | None = None,
@@ -659,9 +658,8 @@ def judged_evidence(
     relevance alone brought in, the ``linked`` ones and the chain passages checked, and
     with ``add_above`` set every document (none asked, no call). A passage relevance
     alone brought in (:data:`JUDGED_SELECTIONS`) scored below ``drop_below`` leaves, and
-    so does a ``selected_by="linked"`` passage whose id is in ``linked`` (the documents
-    only a shared node of an extracted triple linked to the evidence) scored below
-    ``drop_linked_below``, and, with ``relevance`` given, a ``selected_by="chain"``
+    so does a ``selected_by="linked"`` passage scored below ``drop_linked_below``, and,
+    with ``relevance`` given, a ``selected_by="chain"``
     passage that no chain across documents cites, scored below ``drop_chain_below``, the
     document most relevant to the question excepted (ties to the earlier document); if
     every passage would leave, the best scored stays; with ``add_above`` set, a document
@@ -698,11 +696,11 @@ def judged_evidence(
     droppable = {p.document_id for p in evidence if p.selected_by in JUDGED_SELECTIONS}
     # A shared phrase is no shared story ("A cargo ship ran aground in the Veyra Canal in
     # 2017, blocking traffic" for "Why are fewer tankers passing through the Veyra
-    # Canal?"): the judge checks such a link, with a lower bar than what relevance
-    # alone brought in, since the steps it finds score 0.07 or more.
-    triple_links = {
-        p.document_id for p in evidence if p.selected_by == "linked" and p.document_id in linked
-    }
+    # Canal?"), and neither is every other link ("Lisket held its 40th annual fish
+    # festival in August" for how the Lisket fleet came to be tied up, 0.0008): the
+    # judge checks every link, with a lower bar than what relevance alone brought in,
+    # since the steps links find mostly score 0.07 or more.
+    links = {p.document_id for p in evidence if p.selected_by == "linked"}
     # A chain read inside a profile or another event at the question's place ("Last
     # year's Muster drew a record 14,000 visitors" for the Muster's cancellation) brings
     # in a distractor, checked with a low bar; the document most relevant to the
@@ -730,7 +728,7 @@ def judged_evidence(
     # The score under which each passage the judge may drop leaves.
     bar = (
         dict.fromkeys(chain_documents, drop_chain_below)
-        | dict.fromkeys(triple_links, drop_linked_below)
+        | dict.fromkeys(links, drop_linked_below)
         | dict.fromkeys(droppable, drop_below)
     )
     scored = [
@@ -955,7 +953,6 @@ def compile_evidence(
     else:
         asked_event: list[EvidencePassage] = []
         antecedents: dict[str, str] | None = None
-        triple_linked: set[str] = set()  # what only a shared triple node brought in
         happened = budget is not None and asks_what_happened(query)
         if happened:
             # Background is no step of what happened: it neither carries a chain nor
@@ -1035,12 +1032,10 @@ def compile_evidence(
                 evidence += continued_evidence(
                     documents, evidence, direction, antecedents or {}
                 )
-                found = linked_evidence(
+                evidence += linked_evidence(
                     documents, evidence, triples, direction, embedder,
                     starts=starts, event_reader=event_reader,
                 )
-                triple_linked.update(p.document_id for p in found)
-                evidence += found
                 evidence += source_evidence(
                     documents, evidence, triples, direction, starts, event_reader
                 )
@@ -1115,9 +1110,7 @@ def compile_evidence(
                 budget_tokens=tokens, relevance=fill_relevance, bridges=bridges and not causal,
             )
             if chained or causal:
-                found = onward_evidence(documents, evidence, triples, direction)
-                triple_linked.update(p.document_id for p in found)
-                evidence += found
+                evidence += onward_evidence(documents, evidence, triples, direction)
             stats["evidence_linked"] = sum(p.selected_by == "linked" for p in evidence)
             if (
                 causal and judge is not None and config.evidence_judge
@@ -1132,7 +1125,6 @@ def compile_evidence(
                     drop_below=config.judge_drop_below,
                     add_above=config.judge_add_above,
                     relevance=relevance if fallback_reason is None else None,
-                    linked=triple_linked,
                     drop_linked_below=config.judge_drop_linked_below,
                     drop_chain_below=config.judge_drop_chain_below,
                     stats=stats,

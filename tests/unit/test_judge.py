@@ -115,32 +115,31 @@ def test_only_what_relevance_brought_in_is_judged():
     assert len(chains) == 1
 
 
-def test_a_document_only_a_triple_linked_leaves_below_the_lower_bar():
+def test_a_linked_document_leaves_below_the_lower_bar():
     held = [
         _passage(DOCS[1], chain_ids=(1,)),
         _passage(DOCS[2], "linked"),
         _passage(DOCS[0], "linked"),
     ]
-    judge = WordJudge(doubt=("museum", "Heavy", "river"))  # each scored 0.02
+    judge = WordJudge(doubt=("museum", "river"))  # each scored 0.02; the rain 0.5
     stats = {}
     passages, chains = judged_evidence(
         "Why did the river flood?", DOCS, held, [_chain("flood")], judge,
-        drop_below=0.5, add_above=None, linked={"museum", "flood"}, drop_linked_below=0.05,
-        stats=stats,
+        drop_below=0.9, add_above=None, drop_linked_below=0.05, stats=stats,
     )
-    # The museum, linked only by a triple's node, leaves; the rain, linked otherwise
-    # (its stated source), and the chain's flood stand, whatever their scores.
+    # The museum, linked and scored under the lower bar, leaves; the rain, linked and
+    # over it (though under drop_below), and the chain's flood, whatever its score, stand.
     assert [(p.document_id, p.selected_by) for p in passages] == [
         ("flood", "chain"),
         ("rain", "linked"),
     ]
     assert len(chains) == 1 and stats["evidence_judged_out"] == 1
-    assert judge.calls == [("Why did the river flood?", [DOCS[2].text])]
+    assert judge.calls == [("Why did the river flood?", [DOCS[0].text, DOCS[2].text])]
     # Scored at the bar or above, it stays; and nothing is dropped by the bar alone.
     for bar in (0.02, 0.0):
         passages, _ = judged_evidence(
             "Why did the river flood?", DOCS, held, [_chain("flood")], judge,
-            drop_below=0.5, add_above=None, linked={"museum"}, drop_linked_below=bar,
+            drop_below=0.9, add_above=None, drop_linked_below=bar,
         )
         assert [p.document_id for p in passages] == ["flood", "museum", "rain"]
 
@@ -349,7 +348,7 @@ def test_beside_chains_in_the_pipeline_a_sure_step_joins():
     assert "d5" not in [p.document_id for p in without.evidence]
 
 
-def test_in_the_pipeline_a_triple_linked_document_the_judge_rules_out_leaves():
+def test_in_the_pipeline_a_linked_document_the_judge_rules_out_leaves():
     # "Oakridge Farm causes river flooding" shares the chain's node "river flooding":
     # linked_evidence brings it in, and the judge, sure it is no step, takes it out.
     linked = {"id": "d5", "text": "Oakridge Farm causes river flooding."}
@@ -363,12 +362,14 @@ def test_in_the_pipeline_a_triple_linked_document_the_judge_rules_out_leaves():
     assert "d5" in [p.document_id for p in _pipeline(off, WordJudge(doubt=("Farm",))).run(
         question, [*STORY, linked]
     ).evidence]
-    # A document found as a step's stated source stands, doubted or not.
+    # A document found as a step's stated source is checked too: doubted, it leaves.
     source = {"id": "d5", "text": "The Oakridge fete raised money for river flooding relief."}
-    result = _pipeline(judge=WordJudge(doubt=("fete",))).run(
-        "What caused crop damage?", [*STORY, source]
-    )
+    question = "What caused crop damage?"
+    result = _pipeline(judge=WordJudge()).run(question, [*STORY, source])
     assert ("d5", "linked") in [(p.document_id, p.selected_by) for p in result.evidence]
+    result = _pipeline(judge=WordJudge(doubt=("fete",))).run(question, [*STORY, source])
+    assert "d5" not in [p.document_id for p in result.evidence]
+    assert result.stats["evidence_judged_out"] == 1
 
 
 class TextJudge:

@@ -511,18 +511,38 @@ def test_story_ids_are_unique() -> None:
 # mean with the judge reading each document alone: zze-zzl 173 -> 186, zzm-zzt
 # 175 -> 192, zzc 1 -> 2, the team's 151 kept; a-zzd but zzc, training data, 1,505 -> 1,520
 # (replayed on each story's recorded evidence; docs/evaluation.md).
+# In the forty-first session eight more helpers that saw no code wrote sets zzu-zzzb (40
+# each: a broad mix; later consequences and earlier causes as distractors; transport and
+# utilities; schools, housing and courts; steps linked implicitly beside distractors
+# with causal words; farming and weather; questions phrased in less common ways; a
+# rival's parallel story as distractors). First runs on that session's starting code:
+# 25, 2, 26, 28, 20, 26, 25, 5 (157 of 320). Eight more then wrote zzzc-zzzj as the set
+# reader's training data (later consequences and earlier causes, or a rival's parallel
+# story, as distractors). The judge then checked every linked document, not only a
+# triple's (zzu-zzzb 157 -> 163), the set reader was retrained on 3,011 stories (the
+# team's, a-zl, zm-zz, zza, zzb, zzd, zzm-zzt, zzzc-zzzj; 168) and a document joins
+# above 0.6, not 0.97 (177): zze-zzl 186 -> 205, zzc 2 -> 3, the team's 151 kept; zzm-zzt,
+# now training data, 192 -> 218, a-zzd but zzc 1,520 -> 1,712. zx, zzf and zzj lose one
+# story each (a hailstorm at a farm nearby joins at 0.635 for what a late frost did to
+# an orchard; a council's budget gap, the asked charge's own cause, 0.061, stays; a
+# planned crossing joins at 0.89). The new training sets pass only 61 of 320: 12, 8, 4,
+# 6, 10, 2, 10, 9 (the document reader, which reads one document, keeps their
+# distractors in the mean).
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 48, "b": 50, "c": 31, "d": 33, "e": 36, "f": 29, "g": 29, "h": 33, "i": 26, "j": 35,
-    "k": 31, "l": 31, "m": 26, "n": 29, "o": 28, "p": 31, "q": 29, "r": 33, "s": 28, "t": 33,
-    "u": 27, "v": 33, "w": 33, "x": 24, "y": 34, "z": 27, "za": 27, "zb": 23, "zc": 26,
-    "zd": 29, "ze": 27, "zf": 26, "zg": 33, "zh": 20, "zi": 25, "zj": 23, "zk": 16, "zl": 29,
-    "zm": 28, "zn": 25, "zo": 28, "zp": 33, "zq": 31, "zr": 19, "zs": 20, "zt": 7, "zu": 10,
-    "zv": 22, "zw": 23, "zx": 29, "zy": 19, "zz": 22, "zza": 28, "zzb": 19, "zzc": 2, "zzd": 26,
-    "zze": 30, "zzf": 8, "zzg": 26, "zzh": 32, "zzi": 16, "zzj": 33, "zzk": 30, "zzl": 11,
-    "zzm": 28, "zzn": 23, "zzo": 25, "zzp": 0, "zzq": 32, "zzr": 29, "zzs": 32, "zzt": 23,
+    "a": 48, "b": 50, "c": 38, "d": 34, "e": 38, "f": 33, "g": 32, "h": 36, "i": 29, "j": 36,
+    "k": 34, "l": 33, "m": 28, "n": 33, "o": 28, "p": 33, "q": 33, "r": 34, "s": 33, "t": 37,
+    "u": 34, "v": 34, "w": 34, "x": 31, "y": 35, "z": 33, "za": 33, "zb": 30, "zc": 34,
+    "zd": 32, "ze": 32, "zf": 26, "zg": 34, "zh": 31, "zi": 32, "zj": 27, "zk": 20, "zl": 31,
+    "zm": 31, "zn": 29, "zo": 34, "zp": 35, "zq": 36, "zr": 20, "zs": 22, "zt": 12, "zu": 13,
+    "zv": 25, "zw": 28, "zx": 28, "zy": 26, "zz": 26, "zza": 31, "zzb": 23, "zzc": 3,
+    "zzd": 30, "zze": 32, "zzf": 7, "zzg": 27, "zzh": 35, "zzi": 23, "zzj": 32, "zzk": 34,
+    "zzl": 15, "zzm": 31, "zzn": 24, "zzo": 29, "zzp": 6, "zzq": 34, "zzr": 31, "zzs": 35,
+    "zzt": 28, "zzu": 28, "zzv": 5, "zzw": 29, "zzx": 30, "zzy": 24, "zzz": 26, "zzza": 27,
+    "zzzb": 8, "zzzc": 12, "zzzd": 8, "zzze": 4, "zzzf": 6, "zzzg": 10, "zzzh": 2, "zzzi": 10,
+    "zzzj": 9,
 }
 
 

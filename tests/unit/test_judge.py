@@ -530,7 +530,7 @@ def test_a_judge_without_score_is_refused_by_name():
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"judge_drop_below": 0.98}, "judge_drop_below=0.98 is above judge_add_above=0.97"),
+        ({"judge_drop_below": 0.98}, "judge_drop_below=0.98 is above judge_add_above=0.6"),
         ({"judge_add_above": 1.5}, "judge_add_above=1.5 must be a number between 0.0 and 1.0"),
         (
             {"judge_drop_linked_below": -0.1},

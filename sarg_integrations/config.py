@@ -403,8 +403,9 @@ class SARGConfig:
     judge_drop_linked_below: float = _setting(
         0.05,
         "core",
-        "a document linked to a causal question's evidence only by a shared node of an "
-        "extracted triple leaves when the judge scores it below P",
+        "a document linked to a causal question's evidence (by a shared node of an "
+        "extracted triple, as a step's stated source, as the asked event's story) leaves "
+        "when the judge scores it below P",
         low=0.0,
         meaning="a probability",
         option="--judge-drop-linked-below",

@@ -611,8 +611,8 @@ NO_JUDGED_CHAINS = (
 
 JUDGED_SELECTIONS = ("relevance", "bridge")
 """The passages the evidence judge drops below ``judge_drop_below``: those relevance
-alone brought in. A chain's documents and those linked to it stand: the judge reads one
-document at a time, and a story's first cause often shares no word with the question
+alone brought in. A chain's documents and those linked to it face lower bars or none:
+the judge may score a story's first cause low when it shares no word with the question
 ("Air pollution reached record levels" for "Why did the council ban cars?"). Judging
 every passage instead passed 2 more of the 80 held-out helper stories (sets m, n, with a
 judge trained on sets a-l) and 9 fewer of the team's 151. A document linked to the

@@ -64,6 +64,7 @@ __all__ = [
     "states_profile",
     "names_event",
     "tells_another_event",
+    "tells_what_came_of",
     "node_words",
     "open_ends",
     "tells_dated_event",
@@ -1526,6 +1527,61 @@ def tells_what_followed(text: str) -> bool:
         False
     """
     return _SINCE_THEN.search(text) is not None
+
+
+# A phrase dating what a sentence tells after an event, or naming the event as its reason:
+# "since the last evening boat was withdrawn", "after the delay", "in the wake of the
+# closure", "because of the new price". Not "has since", an adverb ("rain has since
+# leaked in"), which dates nothing.
+_AFTER_EVENT = re.compile(
+    r"\b(?:since|after|following|in\s+the\s+wake\s+of|because\s+of|due\s+to|now\s+that)"
+    r"\s+([^.,;:!?]{3,80})",
+    re.IGNORECASE,
+)
+_ADVERB_BEFORE = re.compile(r"\b(?:has|have|had|ever)\s+$", re.IGNORECASE)
+# Words of a why-question that date or ask, not tell, its event: "this *year's* Muster",
+# "What *prompted* …", "closed *until* …".
+_DATING_WORDS = frozenset(
+    _stems(
+        "year years week weeks month months day days time times almost until last first "
+        "prompted prompt triggered trigger behind made make drove drive set".split()
+    )
+)
+
+
+def tells_what_came_of(text: str, query: str) -> bool:
+    """Whether ``text`` tells something that came after, or of, the event ``query`` asks.
+
+    A phrase opened by "since", "after", "following", "in the wake of", "because of",
+    "due to" or "now that" holds one of the question's event words
+    (:func:`event_words`, less those it asks or dates with).
+
+    Asked why an event happened, such a text is a later step, not a cause: "Takings at
+    the Harbour Inn have fallen by a third *since the last evening boat was withdrawn*"
+    for "Why did Lochvale Ferries suspend its evening crossings?". The asked event's own
+    document may say so too ("*Following the pike tests*, the health department advised
+    adults to eat Dorran pike once a month"), so the caller keeps the document most
+    relevant to the question.
+
+    Example:
+        >>> q = "Why did Lochvale Ferries suspend its evening crossings from Brennock?"
+        >>> tells_what_came_of("Takings at the Harbour Inn have fallen by a third since "
+        ...                    "the last evening boat was withdrawn.", q)
+        True
+        >>> tells_what_came_of("After the January gale, the slipway's ramp cracked.", q)
+        False
+        >>> tells_what_came_of("Rain has since leaked into the evening crossings' office.", q)
+        False
+    """
+    asked = frozenset().union(*_asked_event_word_stems(query)) - _DATING_WORDS
+    if not asked:
+        return False
+    for found in _AFTER_EVENT.finditer(text):
+        if _ADVERB_BEFORE.search(text, 0, found.start()):
+            continue
+        if not asked.isdisjoint(_stems(_content(found.group(1)))):
+            return True
+    return False
 
 
 def antecedent_documents(

@@ -51,6 +51,7 @@ from sarg_integrations.evidence import (
     restated_entry_similarity,
     source_evidence,
     story_years,
+    without_what_came_after,
 )
 from sarg_integrations.links import _STOP as STOP
 from sarg_integrations.links import (
@@ -77,6 +78,7 @@ from sarg_integrations.links import (
     tells_dated_event,
     tells_origin_of,
     tells_past_event,
+    tells_what_came_of,
     tells_what_followed,
     years_named,
 )
@@ -2626,6 +2628,68 @@ def test_asked_what_happened_a_history_sentence_naming_the_event_elsewhere_is_cu
 )
 def test_tells_what_followed(text, followed):
     assert tells_what_followed(text) is followed
+
+
+FERRY_WHY = "Why did Lochvale Ferries suspend its evening crossings from Brennock?"
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "came_of"),
+    [
+        ("Takings at the Harbour Inn have fallen by a third since the last evening boat "
+         "was withdrawn.", FERRY_WHY, True),
+        ("Commuters now drive round the loch because of the suspended crossings.",
+         FERRY_WHY, True),
+        ("In the wake of the crossings' suspension, the Brennock shop cut its hours.",
+         FERRY_WHY, True),
+        ("Pip's Bakery dropped its honey cake following the doubling of honey prices.",
+         "Why did honey prices double at Kelderby market?", True),
+        # The phrase holds no event word of the question: a cause told in time order.
+        ("After the January gale, the slipway's ramp cracked.", FERRY_WHY, False),
+        # Only names (Brennock) and dating words (year) are shared.
+        ("Since Brennock's regatta last year, the harbour has been dredged.", FERRY_WHY, False),
+        ("The insurer declined to renew cover after three claims last year.",
+         "Why has this year's Yarrabee Muster been called off?", False),
+        # "has since": an adverb, dating nothing.
+        ("Rain has since leaked into the evening crossings' ticket office.", FERRY_WHY, False),
+        ("The crossings were suspended until further notice.", FERRY_WHY, False),
+    ],
+)
+def test_tells_what_came_of(text, query, came_of):
+    assert tells_what_came_of(text, query) is came_of
+
+
+def test_asked_why_what_came_of_the_event_leaves_but_the_most_relevant_document_stays():
+    docs = [
+        SourceDocument("asked", "Following the tests, Dorran's health department advised "
+                       "adults to limit how much pike they eat."),
+        SourceDocument("cause", "Tests found mercury in pike from Lake Dorran."),
+        SourceDocument("later", "Anglers stopped fishing Lake Dorran after the advice to "
+                       "limit how much pike people eat."),
+    ]
+    query = "Why did health officials advise people to limit how much pike they eat?"
+    held = [EvidencePassage(d.id, d.text, (), selected_by="relevance") for d in docs]
+    hop = ChainHop("mercury", "advice", "led to", RelationType.CAUSAL, True,
+                   ("cause", "later"), ("", ""))
+    chain = ReasoningChain(("mercury", "advice"), (hop,), 1.0, Direction.BACKWARD)
+    relevance = {"asked": 0.9, "cause": 0.5, "later": 0.7}
+    passages, chains = without_what_came_after(query, docs, held, [chain], relevance)
+    # "asked" tells what came of the tests, not of the advice; "later" tells what came of
+    # the advice and leaves, and the chain citing it with it.
+    assert [p.document_id for p in passages] == ["asked", "cause"]
+    assert chains == [] and all(p.chain_ids == () for p in passages)
+    # The most relevant passage stays even when it tells what came of the event; without
+    # relevance, the first passage does.
+    passages, _ = without_what_came_after(query, docs, held[::-1], [], {"later": 0.95})
+    assert [p.document_id for p in passages] == ["later", "cause", "asked"]
+    passages, _ = without_what_came_after(query, docs, held[::-1], [])
+    assert [p.document_id for p in passages] == ["later", "cause", "asked"]
+    passages, _ = without_what_came_after(query, docs, held, [])
+    assert [p.document_id for p in passages] == ["asked", "cause"]
+    # Nothing to drop: the evidence and chains come back as they were.
+    kept, kept_chains = without_what_came_after(query, docs, held[:2], [chain], relevance)
+    assert kept == held[:2] and kept_chains == [chain]
+    assert without_what_came_after(query, docs, [], [], relevance) == ([], [])
 
 
 def test_asked_what_followed_a_document_telling_what_has_happened_since_is_filled_first():

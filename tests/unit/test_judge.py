@@ -264,7 +264,7 @@ FETE = [
 ]
 
 
-def _fete(judge):
+def _fete(judge, question="Why was the Oakridge fete cancelled?", documents=FETE):
     # No triple (no cue word): the evidence is the causal fallback's relevance fill.
     return SARGPipeline(
         extractor=PatternExtractor(),
@@ -274,7 +274,7 @@ def _fete(judge):
         event_reader=PastTenseWords(),
         profile_reader=NoProfiles(),
         evidence_judge=judge,
-    ).run("Why was the Oakridge fete cancelled?", FETE)
+    ).run(question, documents)
 
 
 def test_the_judge_checks_a_causal_questions_evidence():
@@ -289,6 +289,20 @@ def test_the_judge_checks_a_causal_questions_evidence():
     assert judge.calls == [("Why was the Oakridge fete cancelled?", [d["text"] for d in FETE])]
 
 
+def test_asked_why_a_document_telling_what_came_of_the_event_leaves():
+    # The judges read a later consequence as a step of the same story; asked why, it
+    # cannot be one. Asked what followed, it is.
+    later = {"id": "e", "text": "Stallholders lost their deposits since the fete was cancelled."}
+    judge = WordJudge(sure=("deposits", "storm"))
+    why = _fete(judge, documents=[*FETE, later])
+    held = [p.document_id for p in why.evidence]
+    assert "e" not in held and "a" in held, held
+    assert why.stats["evidence_later_dropped"] == 1
+    after = _fete(judge, "What happened after the Oakridge fete was cancelled?", [*FETE, later])
+    assert "e" in [p.document_id for p in after.evidence]
+    assert "evidence_later_dropped" not in after.stats
+
+
 def test_with_no_chain_a_sure_document_joins_with_its_reason():
     result = _fete(WordJudge(sure=("museum",)))
     assert result.fallback_reason is not None
@@ -296,26 +310,49 @@ def test_with_no_chain_a_sure_document_joins_with_its_reason():
     assert result.stats["evidence_judged_in"] == 1
 
 
-def test_beside_chains_a_sure_document_joins_when_about_as_relevant_as_the_evidence():
+def _beside_the_flood_chain(documents, judge, **settings):
+    """The river-flood chain's two passages, judged among ``documents``."""
     held = [_passage(DOCS[0], chain_ids=(1,)), _passage(DOCS[1], chain_ids=(1,))]
-    relevance = {"rain": 0.6, "flood": 0.4, "museum": 0.25, "prices": 0.15}
-    sure = WordJudge(sure=("Oakridge museum", "Milk"))
     passages, _ = judged_evidence(
-        "Why did the river flood?", DOCS, held, [_chain("rain", "flood")], sure,
-        drop_below=0.5, add_above=0.95, relevance=relevance,
+        "Why did the river flood?", documents, held, [_chain("rain", "flood")], judge,
+        drop_below=0.5, **settings,
     )
+    return [(p.document_id, p.selected_by) for p in passages]
+
+
+def test_beside_chains_a_sure_document_joins_when_about_as_relevant_as_the_evidence():
+    relevance = {"rain": 0.6, "flood": 0.4, "museum": 0.25, "prices": 0.15}
+    # Scored at SURE_JOIN_ABOVE (0.9), not above it: the usual share of relevance applies.
+    sure = TextJudge({DOCS[2].text: 0.9, DOCS[3].text: 0.9})
     # The floor is half the least relevant passage kept (0.4): the museum (0.25) joins,
     # the milk prices (0.15), another story's step, do not (they did at a fifth).
-    assert [(p.document_id, p.selected_by) for p in passages] == [
+    assert _beside_the_flood_chain(DOCS, sure, add_above=0.85, relevance=relevance) == [
         ("rain", "chain"),
         ("flood", "chain"),
         ("museum", "judge"),
     ]
-    passages, _ = judged_evidence(
-        "Why did the river flood?", DOCS, held, [_chain("rain", "flood")], sure,
-        drop_below=0.5, add_above=0.95,
-    )
-    assert [p.document_id for p in passages][2:] == ["museum", "prices"]  # no relevance: no floor
+    # No relevance: no floor.
+    joined = _beside_the_flood_chain(DOCS, sure, add_above=0.85)
+    assert [doc_id for doc_id, _ in joined][2:] == ["museum", "prices"]
+
+
+def test_a_document_the_judge_is_sure_of_needs_only_a_tenth_of_the_relevance():
+    # A step told in another register than the question (a statistics line) shares few
+    # words with it; another story's step in the retrieved set shares none.
+    stats = SourceDocument("bill", "Oakridge water board, pumping costs 2023: up 40 per cent.")
+    other = SourceDocument("fund", "Stock prices fell as margin calls forced selling.")
+    docs = [*DOCS[:2], stats, other]
+    relevance = {"rain": 0.6, "flood": 0.4, "bill": 0.05, "fund": 0.03}
+    sure = TextJudge({stats.text: 0.97, other.text: 0.98})
+    # Above SURE_JOIN_ABOVE the floor is a tenth of the least relevant kept (0.04), not half.
+    assert _beside_the_flood_chain(docs, sure, add_above=0.6, relevance=relevance) == [
+        ("rain", "chain"),
+        ("flood", "chain"),
+        ("bill", "judge"),
+    ]
+    sure.scores[stats.text] = 0.85  # not sure enough: half the relevance needed
+    joined = _beside_the_flood_chain(docs, sure, add_above=0.6, relevance=relevance)
+    assert [doc_id for doc_id, _ in joined] == ["rain", "flood"]
 
 
 def test_a_document_telling_another_event_never_joins():

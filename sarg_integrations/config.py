@@ -173,13 +173,19 @@ class SARGConfig:
             ``judge_drop_below``; a document scored above ``judge_add_above`` joins
             (``selected_by="judge"``; beside chains, only when at least
             :data:`~sarg_integrations.evidence.JOIN_RELEVANCE_SHARE` as relevant to the
-            question as the least relevant passage kept; never one that tells another
+            question as the least relevant passage kept, a tenth
+            (:data:`~sarg_integrations.evidence.SURE_JOIN_RELEVANCE_SHARE`) when scored
+            above :data:`~sarg_integrations.evidence.SURE_JOIN_ABOVE`; never one that tells another
             event, :func:`~sarg_integrations.links.tells_another_event`); the chains
             keep only those running through the passages left
             (:func:`~sarg_integrations.evidence.judged_evidence`); a document linked to
             the evidence leaves below ``judge_drop_linked_below``, and a
             kept chain's document below ``judge_drop_chain_below`` (not the document
-            most relevant to the question). Not asked what may follow
+            most relevant to the question); asked why, a passage telling what came of
+            the asked event ("… since the last evening boat was withdrawn") leaves, the
+            one most relevant to the question excepted
+            (:func:`~sarg_integrations.evidence.without_what_came_after`, since the
+            forty-second session). Not asked what may follow
             (:func:`~sarg_integrations.evidence.asks_what_may_follow`). On helper
             stories its training never read, sets zi-zl pass 85 of 160 where the
             thirty-seventh session's default passed 67, and the blind sets zza-zzd 68
@@ -188,8 +194,11 @@ class SARGConfig:
             640 stories of sets zze-zzt pass 378 where the document reader alone
             passed 348; with the set reader retrained on 3,011 stories, every link
             checked and joins above 0.6 (forty-first session) the 640 of zze-zzl and
-            zzu-zzzb, read by neither reader, pass 382 where they passed 343;
-            ``False`` in :meth:`paper`.
+            zzu-zzzb, read by neither reader, pass 382 where they passed 343; with a
+            document scored above 0.9 joining at a tenth of that relevance and, asked
+            why, what came of the asked event left out (forty-second session) 405, and
+            the fresh zzzk-zzzr 149 of 320 where they passed 136; ``False`` in
+            :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves. 0.5, the
             judge's own decision boundary (0.1 until the thirty-second session): helper
             sets o-q 54 of 120 (39 at 0.1) with the thirty-first session's judge, the

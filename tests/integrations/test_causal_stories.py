@@ -528,21 +528,33 @@ def test_story_ids_are_unique() -> None:
 # planned crossing joins at 0.89). The new training sets pass only 61 of 320: 12, 8, 4,
 # 6, 10, 2, 10, 9 (the document reader, which reads one document, keeps their
 # distractors in the mean).
+# In the forty-second session eight more helpers that saw no code wrote sets zzzk-zzzr
+# (40 each: a broad mix; later consequences and earlier causes as distractors, twice; a
+# rival's parallel story; another year's story of the same place; chains of four or five
+# steps; steps linked implicitly beside distractors with causal words; mixed registers).
+# First runs on that session's starting code: 37, 1, 2, 5, 17, 30, 27, 17 (136 of 320).
+# A document the judges score above 0.9 then joined at a tenth of the relevance floor
+# (140), and, asked why, a passage telling what came of the asked event left (149):
+# zze-zzl 205 -> 214, zzu-zzzb 177 -> 191 (zzv 5 -> 14), zzc 3 -> 8, the team's 151 kept.
+# zo, zx and zzzi lose one story each (a cause told "six weeks after the alleged assault"
+# for why the assault charge was dropped; "closed two weeks after her knee replacement"
+# for why a second operation was needed; a rival's second step, 0.93, joins at the new
+# floor).
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 48, "b": 50, "c": 38, "d": 34, "e": 38, "f": 33, "g": 32, "h": 36, "i": 29, "j": 36,
-    "k": 34, "l": 33, "m": 28, "n": 33, "o": 28, "p": 33, "q": 33, "r": 34, "s": 33, "t": 37,
-    "u": 34, "v": 34, "w": 34, "x": 31, "y": 35, "z": 33, "za": 33, "zb": 30, "zc": 34,
-    "zd": 32, "ze": 32, "zf": 26, "zg": 34, "zh": 31, "zi": 32, "zj": 27, "zk": 20, "zl": 31,
-    "zm": 31, "zn": 29, "zo": 34, "zp": 35, "zq": 36, "zr": 20, "zs": 22, "zt": 12, "zu": 13,
-    "zv": 25, "zw": 28, "zx": 28, "zy": 26, "zz": 26, "zza": 31, "zzb": 23, "zzc": 3,
-    "zzd": 30, "zze": 32, "zzf": 7, "zzg": 27, "zzh": 35, "zzi": 23, "zzj": 32, "zzk": 34,
-    "zzl": 15, "zzm": 31, "zzn": 24, "zzo": 29, "zzp": 6, "zzq": 34, "zzr": 31, "zzs": 35,
-    "zzt": 28, "zzu": 28, "zzv": 5, "zzw": 29, "zzx": 30, "zzy": 24, "zzz": 26, "zzza": 27,
-    "zzzb": 8, "zzzc": 12, "zzzd": 8, "zzze": 4, "zzzf": 6, "zzzg": 10, "zzzh": 2, "zzzi": 10,
-    "zzzj": 9,
+    "a": 48, "b": 50, "c": 40, "d": 36, "e": 38, "f": 34, "g": 34, "h": 37, "i": 30, "j": 37,
+    "k": 35, "l": 33, "m": 29, "n": 35, "o": 28, "p": 35, "q": 33, "r": 37, "s": 35, "t": 38,
+    "u": 38, "v": 37, "w": 35, "x": 33, "y": 36, "z": 35, "za": 33, "zb": 33, "zc": 35, "zd": 33,
+    "ze": 33, "zf": 27, "zg": 34, "zh": 34, "zi": 34, "zj": 29, "zk": 20, "zl": 34, "zm": 35,
+    "zn": 29, "zo": 33, "zp": 36, "zq": 37, "zr": 21, "zs": 23, "zt": 15, "zu": 16, "zv": 25,
+    "zw": 29, "zx": 27, "zy": 30, "zz": 27, "zza": 32, "zzb": 26, "zzc": 8, "zzd": 31, "zze": 36,
+    "zzf": 8, "zzg": 28, "zzh": 35, "zzi": 24, "zzj": 33, "zzk": 34, "zzl": 16, "zzm": 31,
+    "zzn": 25, "zzo": 29, "zzp": 8, "zzq": 35, "zzr": 31, "zzs": 36, "zzt": 29, "zzu": 30,
+    "zzv": 14, "zzw": 31, "zzx": 30, "zzy": 25, "zzz": 26, "zzza": 27, "zzzb": 8, "zzzc": 13,
+    "zzzd": 10, "zzze": 6, "zzzf": 7, "zzzg": 10, "zzzh": 2, "zzzi": 9, "zzzj": 9, "zzzk": 38,
+    "zzzl": 6, "zzzm": 6, "zzzn": 6, "zzzo": 17, "zzzp": 30, "zzzq": 27, "zzzr": 19,
 }
 
 

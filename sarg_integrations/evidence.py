@@ -656,8 +656,8 @@ Not none: the demo corpus holds two stories, and the judges score its Gaucher st
 and 0.92 for "Why did technology stocks sell off?" at relevance -0.01 and -0.04 (the
 least relevant passage kept: 0.19). Replayed on the forty-second session's 3,991
 recorded stories with the forty-first session's judges, the stories neither reader read
-(sets zze-zzl, zzu-zzzb, zzzk-zzzr) pass 539 of 960 where 518 passed (0.2: 537; none
-but a positive relevance: 540), the team's 151 of 151 as before; 0.85 to 0.92 for
+(sets zze-zzl, zzu-zzzb, zzzk-zzzr) pass 539 of 960 where 518 passed (0.2: 537; 0, any
+relevance not below zero: 540), the team's 151 of 151 as before; 0.85 to 0.92 for
 :data:`SURE_JOIN_ABOVE` pass the same held-out stories."""
 
 

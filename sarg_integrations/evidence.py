@@ -1207,11 +1207,12 @@ def compile_evidence(
                 # a profile the relevance fill took leaves, and a step no relation links
                 # joins; beside chains, only when about as relevant as what they hold
                 # (another story may be in the retrieved set).
+                beside_chains = relevance if fallback_reason is None else None
                 evidence, judged = judged_evidence(
                     query, documents, evidence, chains, judge,
                     drop_below=config.judge_drop_below,
                     add_above=config.judge_add_above,
-                    relevance=relevance if fallback_reason is None else None,
+                    relevance=beside_chains,
                     drop_linked_below=config.judge_drop_linked_below,
                     drop_chain_below=config.judge_drop_chain_below,
                     stats=stats,
@@ -1219,12 +1220,11 @@ def compile_evidence(
                 if _asks_upstream(direction):
                     # Asked why, a step cannot come after the asked event: the judges
                     # read a later consequence as a step of the same story.
-                    held = len(evidence)
+                    passages_judged = len(evidence)
                     evidence, judged = without_what_came_after(
-                        query, documents, evidence, judged,
-                        relevance if fallback_reason is None else None,
+                        query, documents, evidence, judged, beside_chains
                     )
-                    stats["evidence_later_dropped"] = held - len(evidence)
+                    stats["evidence_later_dropped"] = passages_judged - len(evidence)
                 if fallback_reason is None and chains and not judged:
                     fallback_reason = NO_JUDGED_CHAINS
                 chains = judged

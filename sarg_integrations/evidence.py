@@ -56,6 +56,7 @@ from sarg_integrations.links import (
     tells_origin_of,
     tells_what_came_of,
     tells_what_followed,
+    told_after_asked_event,
     years_named,
 )
 from sarg_integrations.schema import (
@@ -667,6 +668,7 @@ def without_what_came_after(
     evidence: Sequence[EvidencePassage],
     chains: Sequence[ReasoningChain],
     relevance: Mapping[str, float] | None = None,
+    similarity: Callable[[Sequence[str], Sequence[str]], Any] | None = None,
 ) -> tuple[list[EvidencePassage], list[ReasoningChain]]:
     """Asked why an event happened, the evidence less what came of it, and its chains.
 
@@ -675,7 +677,10 @@ def without_what_came_after(
     was withdrawn"); the chains still backed stay (:func:`backed_chains`). The passage
     most relevant to the question (``relevance``: document id → similarity; without it,
     or on a tie, the earlier passage) stays: it is most often the asked event's own
-    document, which may say "Following the tests, …".
+    document, which may say "Following the tests, …". With ``similarity`` (texts ``a``,
+    texts ``b`` → their cosine matrix) given, so do the passages whose document opens by
+    what came after the asked event named in other words ("Following the outage, …":
+    :func:`~sarg_integrations.links.told_after_asked_event`), the most relevant one too.
 
     The judges score such a later consequence like a step (0.91 for the Harbour Inn's
     takings), since it tells of the same event; it is the time order they miss.
@@ -698,11 +703,19 @@ def without_what_came_after(
         key=lambda i: (scores.get(evidence[i].document_id, 0.0), -i),
         default=None,
     )
+    told_after = (
+        told_after_asked_event(query, documents, similarity)
+        if similarity is not None and evidence
+        else set()
+    )
     passages = [
         p
         for i, p in enumerate(evidence)
-        if i == kept_first
-        or not tells_what_came_of(text_of.get(p.document_id, p.text), query)
+        if p.document_id not in told_after
+        and (
+            i == kept_first
+            or not tells_what_came_of(text_of.get(p.document_id, p.text), query)
+        )
     ]
     if len(passages) == len(evidence):
         return list(evidence), list(chains)
@@ -1222,7 +1235,8 @@ def compile_evidence(
                     # read a later consequence as a step of the same story.
                     passages_judged = len(evidence)
                     evidence, judged = without_what_came_after(
-                        query, documents, evidence, judged, beside_chains
+                        query, documents, evidence, judged, beside_chains,
+                        _embedder_similarity(embedder),
                     )
                     stats["evidence_later_dropped"] = passages_judged - len(evidence)
                 if fallback_reason is None and chains and not judged:
@@ -1762,16 +1776,21 @@ def continued_evidence(
     return whole_passages(documents, found, "linked")
 
 
-def _antecedents(
-    documents: Sequence[SourceDocument], embedder: Embedder, event_reader: EventReader | None
-) -> dict[str, str]:
-    """:func:`~sarg_integrations.links.antecedent_documents` by the embedder's cosines."""
+def _embedder_similarity(embedder: Embedder) -> Callable[[Sequence[str], Sequence[str]], Any]:
+    """Texts ``a``, texts ``b`` → the cosine matrix of their ``embedder`` vectors."""
     from sarg_integrations.embedding import cosine_matrix
 
     def similarity(a: Sequence[str], b: Sequence[str]) -> Any:
         return cosine_matrix(embedder.embed(list(a)), embedder.embed(list(b)))
 
-    return antecedent_documents(documents, similarity, event_reader)
+    return similarity
+
+
+def _antecedents(
+    documents: Sequence[SourceDocument], embedder: Embedder, event_reader: EventReader | None
+) -> dict[str, str]:
+    """:func:`~sarg_integrations.links.antecedent_documents` by the embedder's cosines."""
+    return antecedent_documents(documents, _embedder_similarity(embedder), event_reader)
 
 
 def source_evidence(

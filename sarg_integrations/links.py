@@ -65,6 +65,7 @@ __all__ = [
     "names_event",
     "tells_another_event",
     "tells_what_came_of",
+    "told_after_asked_event",
     "node_words",
     "open_ends",
     "tells_dated_event",
@@ -1582,6 +1583,69 @@ def tells_what_came_of(text: str, query: str) -> bool:
         if not asked.isdisjoint(_stems(_content(found.group(1)))):
             return True
     return False
+
+
+_OPENS_AFTER_EVENT = re.compile(
+    r"\s*(?:since|after|following|in\s+the\s+(?:wake|aftermath)\s+of|as\s+a\s+result\s+of"
+    r"|because\s+of|due\s+to|in\s+response\s+to)"
+    r"\s+(?P<event>(?:the|this|that)\s+[\w'-]+(?:\s+[\w'-]+){0,3}?)\s*,",
+    re.IGNORECASE,
+)
+
+
+def told_after_asked_event(
+    query: str,
+    documents: Sequence[SourceDocument],
+    similarity: Callable[[Sequence[str], Sequence[str]], Any],
+    nlp: Any = None,
+) -> set[str]:
+    """The documents that open by telling what came after the event ``query`` asks.
+
+    The event may be named in other words than the question's: "*Following the outage*,
+    Brindle Bank said it would pay 25 pounds to every customer …" for "Why could Brindle
+    Bank customers not use their cards for six hours on Saturday?".
+
+    A document opening "After / Following / Since / As a result of / In the wake of the
+    ⟨event⟩," continues from an event told elsewhere. When that phrase is more similar
+    (``similarity``: texts ``a``, texts ``b`` → their cosine matrix) to the question than
+    to any other retrieved document, the event it continues from is the asked one, and
+    the document tells what came of it; when another document is more like it, that
+    document is likely the earlier step it continues ("After the collapse, engineers had
+    to inspect every building on the site", the collapse told in a document of its own).
+    A document restating the asked event (:func:`restates_asked_event`: "In the wake of
+    the inquest, the health board has commissioned an independent review of ambulance
+    response times" for why the board launched that review) is the event itself and is
+    not returned. ``nlp`` is a spaCy pipeline (default: the packaged English one).
+
+    Example:
+        >>> docs = [SourceDocument("e", "The bank's card system went down for six hours."),
+        ...         SourceDocument("l", "Following the outage, the bank paid every customer "
+        ...                             "25 pounds.")]
+        >>> def similar(a, b):  # stands in for embedding cosines
+        ...     return [[0.6 if "cards" in y else 0.2 for y in b] for x in a]
+        >>> told_after_asked_event("Why could customers not use their cards?", docs, similar)
+        {'l'}
+    """
+    texts = [d for d in documents if d.text.strip()]
+    opening = {}
+    for doc in texts:
+        found = _OPENS_AFTER_EVENT.match(doc.text)
+        if found is not None and doc.id not in opening:
+            opening[doc.id] = found["event"]
+    if not opening:
+        return set()
+    ids = list(opening)
+    rows = _rows(similarity([opening[i] for i in ids], [query, *(d.text for d in texts)]))
+    told = set()
+    for doc_id, row in zip(ids, rows):
+        to_query, to_texts = float(row[0]), row[1:]
+        nearest_other = max(
+            (float(x) for d, x in zip(texts, to_texts) if d.id != doc_id), default=-1.0
+        )
+        text = next(d.text for d in texts if d.id == doc_id)
+        if to_query > nearest_other and not restates_asked_event(text, query, nlp):
+            told.add(doc_id)
+    return told
 
 
 def antecedent_documents(

@@ -79,6 +79,7 @@ from sarg_integrations.links import (
     tells_origin_of,
     tells_past_event,
     tells_what_came_of,
+    told_after_asked_event,
     tells_what_followed,
     years_named,
 )
@@ -2690,6 +2691,77 @@ def test_asked_why_what_came_of_the_event_leaves_but_the_most_relevant_document_
     kept, kept_chains = without_what_came_after(query, docs, held[:2], [chain], relevance)
     assert kept == held[:2] and kept_chains == [chain]
     assert without_what_came_after(query, docs, [], [], relevance) == ([], [])
+
+
+def _word_similarity(a, b):
+    """Shared content words over the shorter text's: stands in for embedding cosines."""
+    def words(text):
+        return set(re.findall(r"[a-z]+", text.lower())) - {"the", "this", "that", "of", "a"}
+    return [[len(words(x) & words(y)) / max(1, min(len(words(x)), len(words(y))))
+             for y in b] for x in a]
+
+
+BANK_WHY = "Why were Brindle Bank cards refused during the outage?"
+
+
+@pytest.mark.parametrize(
+    ("text", "told_after"),
+    [
+        # "the outage" is the asked event, named as the question names it.
+        ("Following the outage, Brindle Bank paid every customer 25 pounds.", True),
+        ("As a result of this outage, shops took cash only.", True),
+        ("In the wake of the outage, a review began.", True),
+        # The phrase is more like another document (the fire's): an earlier step.
+        ("After the server fire, engineers rebuilt the data centre.", False),
+        # Not an opening phrase, or not a definite event.
+        ("Brindle Bank paid every customer 25 pounds after the outage.", False),
+        ("After a long outage, shops took cash only.", False),
+        # Restating the asked event: the event's own document.
+        pytest.param(  # the packaged spaCy pipeline tags the verbs
+            "Following the outage, Brindle Bank cards were refused for six hours.", False,
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+def test_told_after_asked_event(text, told_after):
+    docs = [
+        SourceDocument("fire", "A server fire broke out in the bank's data centre."),
+        SourceDocument("asked", "Cards were refused across the country for six hours."),
+        SourceDocument("d", text),
+    ]
+    assert (told_after_asked_event(BANK_WHY, docs, _word_similarity) == {"d"}) is told_after
+
+
+def test_told_after_asked_event_reads_no_empty_document_and_needs_an_opening():
+    docs = [SourceDocument("e", "  "), SourceDocument("a", "A fire hit at noon.")]
+    calls = []
+
+    def similarity(a, b):
+        calls.append((a, b))
+        return _word_similarity(a, b)
+
+    assert told_after_asked_event(BANK_WHY, docs, similarity) == set()
+    assert calls == []  # nothing opens by what came after: nothing embedded
+    docs.append(SourceDocument("l", "After the outage, the bank apologised."))
+    assert told_after_asked_event(BANK_WHY, docs, similarity) == {"l"}
+    assert calls == [(["the outage"], [BANK_WHY, "A fire hit at noon.",
+                                       "After the outage, the bank apologised."])]
+
+
+def test_asked_why_what_came_after_the_asked_event_in_other_words_leaves_with_similarity():
+    docs = [
+        SourceDocument("asked", "Cards were refused across the country for six hours."),
+        SourceDocument("fire", "A server fire broke out in the bank's data centre."),
+        SourceDocument("later", "Following the outage, the bank paid customers 25 pounds."),
+    ]
+    held = [EvidencePassage(d.id, d.text, (), selected_by="relevance") for d in docs]
+    relevance = {"asked": 0.5, "fire": 0.3, "later": 0.9}
+    # The most relevant passage stays for the word rule, not for this one.
+    passages, _ = without_what_came_after(BANK_WHY, docs, held, [], relevance,
+                                          _word_similarity)
+    assert [p.document_id for p in passages] == ["asked", "fire"]
+    passages, _ = without_what_came_after(BANK_WHY, docs, held, [], relevance)
+    assert [p.document_id for p in passages] == ["asked", "fire", "later"]
 
 
 def test_asked_what_followed_a_document_telling_what_has_happened_since_is_filled_first():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from fakes import FixedKeyphrases, HashingEmbedder, NoProfiles, PastTenseWords, PatternExtractor
@@ -264,11 +265,26 @@ FETE = [
 ]
 
 
-def _fete(judge, question="Why was the Oakridge fete cancelled?", documents=FETE):
+class SynonymEmbedder(HashingEmbedder):
+    """Hashed bag-of-words vectors that read each word of ``same`` as its given synonym."""
+
+    def __init__(self, same):
+        super().__init__()
+        self.same = same
+
+    def embed(self, texts):
+        return super().embed(
+            [" ".join(self.same.get(w, w) for w in re.findall(r"\w+", t.lower())) for t in texts]
+        )
+
+
+def _fete(
+    judge, question="Why was the Oakridge fete cancelled?", documents=FETE, embedder=None
+):
     # No triple (no cue word): the evidence is the causal fallback's relevance fill.
     return SARGPipeline(
         extractor=PatternExtractor(),
-        embedder=HashingEmbedder(),
+        embedder=embedder or HashingEmbedder(),
         keyphrase_extractor=FixedKeyphrases("oakridge fete"),
         direction_classifier=CueWordDirectionClassifier(),
         event_reader=PastTenseWords(),
@@ -301,6 +317,27 @@ def test_asked_why_a_document_telling_what_came_of_the_event_leaves():
     after = _fete(judge, "What happened after the Oakridge fete was cancelled?", [*FETE, later])
     assert "e" in [p.document_id for p in after.evidence]
     assert "evidence_later_dropped" not in after.stats
+
+
+def test_asked_why_a_document_opening_by_what_came_after_the_asked_event_leaves():
+    # "After the washout, …" names the asked event in other words than the question: its
+    # phrase is more like the question than like any retrieved document, so the
+    # document tells what came of the asked event. The event's own document is not
+    # retrieved here (it would be as like the phrase as the question is).
+    later = {"id": "e", "text": "After the washout, stallholders lost their deposits."}
+    documents = [*FETE[1:], later]
+    judge = WordJudge(sure=("deposits", "storm"))
+    washout = SynonymEmbedder({"washout": "cancelled"})
+    why = _fete(judge, documents=documents, embedder=washout)
+    assert "e" not in [p.document_id for p in why.evidence]
+    assert why.stats["evidence_later_dropped"] == 1
+    # Read as an unrelated word, the washout is no more like the question than like
+    # the storm's document: the document stays.
+    plain = _fete(judge, documents=documents)
+    assert "e" in [p.document_id for p in plain.evidence]
+    after = _fete(judge, "What happened after the Oakridge fete was cancelled?", documents,
+                  washout)
+    assert "e" in [p.document_id for p in after.evidence]
 
 
 def test_with_no_chain_a_sure_document_joins_with_its_reason():

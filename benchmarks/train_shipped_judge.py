@@ -10,20 +10,19 @@ Two judges ship; the default evidence judge is their geometric mean
   until the thirty-second session, ``a``-``s`` until the thirty-seventh, ``a``-``zd``
   until the thirty-eighth); 4 epochs.
 * ``--reads set`` (``data/judge_set/``, fortieth session): the question with the whole
-  retrieved set at once, trained on the team's stories and sets ``a``-``zl``,
-  ``zm``-``zz``, ``zza``, ``zzb``, ``zzd``, ``zzm``-``zzt`` and ``zzzc``-``zzzj`` (the
-  last sixteen since the forty-first session; ``zzzc``-``zzzj`` were written as training
-  data: later consequences and earlier causes, or a rival's parallel story, as
-  distractors); 5 epochs.
+  retrieved set at once, trained on the team's stories and every helper set up to
+  ``zzzr`` (``zzm``-``zzt`` and ``zzzc``-``zzzj`` since the forty-first session, the
+  latter written as training data: later consequences and earlier causes, or a rival's
+  parallel story, as distractors; ``zzc``, ``zze``-``zzl``, ``zzu``-``zzzb`` and
+  ``zzzk``-``zzzr``, the held-out check until then, since the forty-third); 5 epochs.
 
-Sets ``zzc``, ``zze``-``zzl`` and ``zzu``-``zzzb`` are never read by the set reader (nor
-``zzc`` and ``zze`` onward by the document reader): they are the judges' held-out check
-(``bench_causal_stories.py``). The epoch is picked on a 10% story-level held-out share of
-the training stories.
+Sets ``zzzs``-``zzzz`` are never read by the set reader (nor ``zzc`` and ``zze`` onward
+by the document reader): they are the judges' held-out check (``bench_causal_stories.py``).
+The epoch is picked on a 10% story-level held-out share of the training stories.
 
 Usage::
 
-    python benchmarks/train_shipped_judge.py --reads set       # about 42 min, 2 cores, 1,695 steps
+    python benchmarks/train_shipped_judge.py --reads set       # about 87 min, 2 cores, 2,260 steps
     python benchmarks/train_shipped_judge.py --reads document  # about 34 min, 2,688 steps
     python benchmarks/train_shipped_judge.py --reads set --out /tmp/j --max-steps 20   # a smoke run
     python benchmarks/train_shipped_judge.py --reads set --out /tmp/j --sets a,b,c --seed 1
@@ -54,11 +53,18 @@ SET_JUDGE_SETS = (
     "zzd",
     *(f"zz{c}" for c in "mnopqrst"),
     *(f"zzz{c}" for c in "cdefghij"),
+    # the held-out check until the forty-third session
+    "zzc",
+    *(f"zz{c}" for c in "efghijkl"),
+    *(f"zz{c}" for c in "uvwxyz"),
+    "zzza",
+    "zzzb",
+    *(f"zzz{c}" for c in "klmnopqr"),
 )
 # what each reading ships as: its folder, helper sets, epochs, and the sets held out
 SHIPPED = {
     "document": (DEFAULT_JUDGE_DIR, DOCUMENT_JUDGE_SETS, 4, "zi-zl and zza onward"),
-    "set": (DEFAULT_SET_JUDGE_DIR, SET_JUDGE_SETS, 5, "zzc, zze-zzl and zzu-zzzb"),
+    "set": (DEFAULT_SET_JUDGE_DIR, SET_JUDGE_SETS, 5, "zzzs-zzzz"),
 }
 
 

@@ -9,9 +9,9 @@ story, the chain documents the evidence holds and misses, the distractors it let
 the share of the retrieved words used.
 
 ``--stories FILE`` runs another file of stories in the same format instead, without the
-demo corpus's questions: ``benchmarks/data/causal_stories_untuned.jsonl`` holds 3,860
+demo corpus's questions: ``benchmarks/data/causal_stories_untuned.jsonl`` holds 4,180
 stories written from 2026-12-05 on by helpers that saw no code (sets ``a`` and ``b`` of
-50, ``c`` to ``z``, ``za`` to ``zz``, ``zza`` to ``zzz`` and ``zzza`` to ``zzzr`` of 40
+50, ``c`` to ``z``, ``za`` to ``zz``, ``zza`` to ``zzz`` and ``zzza`` to ``zzzz`` of 40
 with more varied writing; see ``docs/evaluation.md``).
 
 Usage::

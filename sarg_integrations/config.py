@@ -183,9 +183,10 @@ class SARGConfig:
             kept chain's document below ``judge_drop_chain_below`` (not the document
             most relevant to the question); asked why, a passage telling what came of
             the asked event ("… since the last evening boat was withdrawn") leaves, the
-            one most relevant to the question excepted
+            one most relevant to the question excepted, and so does one opening by
+            what came after it in other words ("Following the outage, …")
             (:func:`~sarg_integrations.evidence.without_what_came_after`, since the
-            forty-second session). Not asked what may follow
+            forty-second and forty-third sessions). Not asked what may follow
             (:func:`~sarg_integrations.evidence.asks_what_may_follow`). On helper
             stories its training never read, sets zi-zl pass 85 of 160 where the
             thirty-seventh session's default passed 67, and the blind sets zza-zzd 68
@@ -197,8 +198,11 @@ class SARGConfig:
             zzu-zzzb, read by neither reader, pass 382 where they passed 343; with a
             document scored above 0.9 joining at a tenth of that relevance and, asked
             why, what came of the asked event left out (forty-second session) 405, and
-            the fresh zzzk-zzzr 149 of 320 where they passed 136; ``False`` in
-            :meth:`paper`.
+            the fresh zzzk-zzzr 149 of 320 where they passed 136; with, asked why, a
+            document opening by what came after the asked event in other words left
+            out (:func:`~sarg_integrations.links.told_after_asked_event`) and the set
+            reader retrained on 4,011 stories (forty-third session), the fresh
+            zzzs-zzzz 172 where they passed 153; ``False`` in :meth:`paper`.
         judge_drop_below: The judge's score under which a passage leaves. 0.5, the
             judge's own decision boundary (0.1 until the thirty-second session): helper
             sets o-q 54 of 120 (39 at 0.1) with the thirty-first session's judge, the

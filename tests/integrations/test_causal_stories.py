@@ -540,21 +540,40 @@ def test_story_ids_are_unique() -> None:
 # for why the assault charge was dropped; "closed two weeks after her knee replacement"
 # for why a second operation was needed; a rival's second step, 0.93, joins at the new
 # floor).
+# In the forty-third session eight more helpers that saw no code wrote sets zzzs-zzzz
+# (40 each: a broad mix; a rival's parallel story; forward questions only, with the asked
+# cause's own earlier cause as a distractor; backward questions only, with later
+# consequences as distractors; another year's story of the same place; chains of four or
+# five steps; implicit steps beside distractors with causal words; mixed registers and
+# figures). First runs on that session's starting code: 32, 5, 5, 15, 15, 28, 31, 22
+# (153 of 320). Asked why, a document opening by what came after the asked event in other
+# words ("Following the outage, ...") then left (166), and the set reader was retrained on
+# 4,011 stories, every set up to zzzr (172): zzzv 15 -> 27, zzzu 5 -> 9, the team's 151
+# kept. The sets it now reads rose (zze-zzl 214 -> 240, zzu-zzzb 191 -> 220, zzzk-zzzr
+# 149 -> 191, zzc 8 -> 10; zzm-zzt 224 -> 229, zzzc-zzzj 66 -> 89, a-zzd but zzc
+# 1,787 -> 1,791), but eighteen older sets lose one to four stories each (zh 34 -> 30; n,
+# u, zi and zv two each; b, c, p, q, v, ze, zk, zl, zn, zo, zp, zza and zzq one each): b's
+# to the new rule ("Because of the attack, Channel Meridan could not air its adverts for
+# three days", a step of why it issued a profit warning: "the attack" is more like the
+# question than like any document), the others to the retrained reader's scores.
 # Each floor is the count on the latest session's final code: a change that loses
 # stories here must say why.
 UNTUNED = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "causal_stories_untuned.jsonl"
 UNTUNED_FLOORS = {
-    "a": 48, "b": 50, "c": 40, "d": 36, "e": 38, "f": 34, "g": 34, "h": 37, "i": 30, "j": 37,
-    "k": 35, "l": 33, "m": 29, "n": 35, "o": 28, "p": 35, "q": 33, "r": 37, "s": 35, "t": 38,
-    "u": 38, "v": 37, "w": 35, "x": 33, "y": 36, "z": 35, "za": 33, "zb": 33, "zc": 35, "zd": 33,
-    "ze": 33, "zf": 27, "zg": 34, "zh": 34, "zi": 34, "zj": 29, "zk": 20, "zl": 34, "zm": 35,
-    "zn": 29, "zo": 33, "zp": 36, "zq": 37, "zr": 21, "zs": 23, "zt": 15, "zu": 16, "zv": 25,
-    "zw": 29, "zx": 27, "zy": 30, "zz": 27, "zza": 32, "zzb": 26, "zzc": 8, "zzd": 31, "zze": 36,
-    "zzf": 8, "zzg": 28, "zzh": 35, "zzi": 24, "zzj": 33, "zzk": 34, "zzl": 16, "zzm": 31,
-    "zzn": 25, "zzo": 29, "zzp": 8, "zzq": 35, "zzr": 31, "zzs": 36, "zzt": 29, "zzu": 30,
-    "zzv": 14, "zzw": 31, "zzx": 30, "zzy": 25, "zzz": 26, "zzza": 27, "zzzb": 8, "zzzc": 13,
-    "zzzd": 10, "zzze": 6, "zzzf": 7, "zzzg": 10, "zzzh": 2, "zzzi": 9, "zzzj": 9, "zzzk": 38,
-    "zzzl": 6, "zzzm": 6, "zzzn": 6, "zzzo": 17, "zzzp": 30, "zzzq": 27, "zzzr": 19,
+    "a": 48, "b": 49, "c": 39, "d": 36, "e": 38, "f": 35, "g": 35, "h": 37, "i": 30,
+    "j": 37, "k": 35, "l": 34, "m": 29, "n": 33, "o": 29, "p": 34, "q": 32, "r": 37,
+    "s": 37, "t": 38, "u": 36, "v": 36, "w": 36, "x": 33, "y": 37, "z": 36, "za": 33,
+    "zb": 33, "zc": 36, "zd": 34, "ze": 32, "zf": 28, "zg": 35, "zh": 30, "zi": 32,
+    "zj": 31, "zk": 19, "zl": 33, "zm": 35, "zn": 28, "zo": 32, "zp": 35, "zq": 38,
+    "zr": 26, "zs": 26, "zt": 15, "zu": 16, "zv": 23, "zw": 30, "zx": 28, "zy": 31,
+    "zz": 27, "zza": 31, "zzb": 26, "zzc": 10, "zzd": 32, "zze": 37, "zzf": 13, "zzg": 34,
+    "zzh": 37, "zzi": 29, "zzj": 34, "zzk": 38, "zzl": 18, "zzm": 32, "zzn": 26, "zzo": 29,
+    "zzp": 11, "zzq": 34, "zzr": 32, "zzs": 36, "zzt": 29, "zzu": 30, "zzv": 20, "zzw": 31,
+    "zzx": 34, "zzy": 29, "zzz": 34, "zzza": 30, "zzzb": 12, "zzzc": 14, "zzzd": 16,
+    "zzze": 11, "zzzf": 9, "zzzg": 13, "zzzh": 3, "zzzi": 13, "zzzj": 10, "zzzk": 40,
+    "zzzl": 12, "zzzm": 12, "zzzn": 15, "zzzo": 24, "zzzp": 33, "zzzq": 30, "zzzr": 25,
+    "zzzs": 32, "zzzt": 6, "zzzu": 9, "zzzv": 27, "zzzw": 15, "zzzx": 28, "zzzy": 32,
+    "zzzz": 23,
 }
 
 

@@ -680,7 +680,8 @@ def without_what_came_after(
     document, which may say "Following the tests, …". With ``similarity`` (texts ``a``,
     texts ``b`` → their cosine matrix) given, so do the passages whose document opens by
     what came after the asked event named in other words ("Following the outage, …":
-    :func:`~sarg_integrations.links.told_after_asked_event`), the most relevant one too.
+    :func:`~sarg_integrations.links.told_after_asked_event`), the most relevant one too,
+    unless no passage would be left.
 
     The judges score such a later consequence like a step (0.91 for the Harbour Inn's
     takings), since it tells of the same event; it is the time order they miss.
@@ -719,6 +720,8 @@ def without_what_came_after(
     ]
     if len(passages) == len(evidence):
         return list(evidence), list(chains)
+    if not passages:  # every passage opened by what came after: the most relevant stays
+        passages = [evidence[kept_first]]
     left, passages = backed_chains(chains, [replace(p, chain_ids=()) for p in passages])
     return passages, left
 

@@ -2762,6 +2762,10 @@ def test_asked_why_what_came_after_the_asked_event_in_other_words_leaves_with_si
     assert [p.document_id for p in passages] == ["asked", "fire"]
     passages, _ = without_what_came_after(BANK_WHY, docs, held, [], relevance)
     assert [p.document_id for p in passages] == ["asked", "fire", "later"]
+    # Nothing is left with no passage: the most relevant one stays.
+    passages, _ = without_what_came_after(BANK_WHY, docs, held[2:], [], relevance,
+                                          _word_similarity)
+    assert [p.document_id for p in passages] == ["later"]
 
 
 def test_asked_what_followed_a_document_telling_what_has_happened_since_is_filled_first():

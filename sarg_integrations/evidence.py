@@ -705,8 +705,10 @@ def without_what_came_after(
         default=None,
     )
     told_after = (
-        told_after_asked_event(query, documents, similarity)
-        if similarity is not None and evidence
+        told_after_asked_event(
+            query, documents, similarity, among={p.document_id for p in evidence}
+        )
+        if similarity is not None
         else set()
     )
     passages = [
@@ -1529,13 +1531,7 @@ def linked_evidence(
     tell an event (default :class:`~sarg_integrations.links.PastTenseEventReader`): the
     step between where the story starts and the asked event."""
     upstream = _asks_upstream(direction)
-    similarity = None
-    if embedder is not None:
-        from sarg_integrations.embedding import cosine_matrix
-
-        def similarity(a: Sequence[str], b: Sequence[str]) -> Any:
-            return cosine_matrix(embedder.embed(list(a)), embedder.embed(list(b)))
-
+    similarity = _embedder_similarity(embedder) if embedder is not None else None
     ids = documents_linked_by_triples(
         [p.document_id for p in evidence], triples, upstream=upstream, similarity=similarity,
         event_reader=event_reader,

@@ -1598,6 +1598,7 @@ def told_after_asked_event(
     documents: Sequence[SourceDocument],
     similarity: Callable[[Sequence[str], Sequence[str]], Any],
     nlp: Any = None,
+    among: Collection[str] | None = None,
 ) -> set[str]:
     """The documents that open by telling what came after the event ``query`` asks.
 
@@ -1615,7 +1616,9 @@ def told_after_asked_event(
     A document restating the asked event (:func:`restates_asked_event`: "In the wake of
     the inquest, the health board has commissioned an independent review of ambulance
     response times" for why the board launched that review) is the event itself and is
-    not returned. ``nlp`` is a spaCy pipeline (default: the packaged English one).
+    not returned. ``nlp`` is a spaCy pipeline (default: the packaged English one). Given
+    ``among`` (document ids), only those documents are read for an opening; every
+    retrieved document is still compared with it.
 
     Example:
         >>> docs = [SourceDocument("e", "The bank's card system went down for six hours."),
@@ -1627,22 +1630,22 @@ def told_after_asked_event(
         {'l'}
     """
     texts = [d for d in documents if d.text.strip()]
-    opening = {}
+    opening: dict[str, tuple[str, str]] = {}  # document id -> (event phrase, its text)
     for doc in texts:
         found = _OPENS_AFTER_EVENT.match(doc.text)
-        if found is not None and doc.id not in opening:
-            opening[doc.id] = found["event"]
+        if found is not None and doc.id not in opening and (among is None or doc.id in among):
+            opening[doc.id] = (found["event"], doc.text)
     if not opening:
         return set()
-    ids = list(opening)
-    rows = _rows(similarity([opening[i] for i in ids], [query, *(d.text for d in texts)]))
+    rows = _rows(
+        similarity([event for event, _ in opening.values()], [query, *(d.text for d in texts)])
+    )
     told = set()
-    for doc_id, row in zip(ids, rows):
+    for (doc_id, (_, text)), row in zip(opening.items(), rows):
         to_query, to_texts = float(row[0]), row[1:]
         nearest_other = max(
             (float(x) for d, x in zip(texts, to_texts) if d.id != doc_id), default=-1.0
         )
-        text = next(d.text for d in texts if d.id == doc_id)
         if to_query > nearest_other and not restates_asked_event(text, query, nlp):
             told.add(doc_id)
     return told

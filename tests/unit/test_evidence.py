@@ -2746,6 +2746,9 @@ def test_told_after_asked_event_reads_no_empty_document_and_needs_an_opening():
     assert told_after_asked_event(BANK_WHY, docs, similarity) == {"l"}
     assert calls == [(["the outage"], [BANK_WHY, "A fire hit at noon.",
                                        "After the outage, the bank apologised."])]
+    # Only the documents ``among`` are read for an opening.
+    assert told_after_asked_event(BANK_WHY, docs, similarity, among={"a"}) == set()
+    assert len(calls) == 1
 
 
 def test_asked_why_what_came_after_the_asked_event_in_other_words_leaves_with_similarity():
